@@ -1,0 +1,63 @@
+# sideband: build, boot and test the series.  Every target is one script
+# of scripts/; `make help` lists them.  Variables: SUITES (names of
+# qemu/suites/ for make test), FLAVOR (for make kernel).
+
+SUITES ?=
+FLAVOR ?= series
+
+.PHONY: all check test deps tree kernel perf selftests initramfs \
+	dev-tree export checkpatch shellcheck test-harness bench summary clean help
+
+all:		## main job: build everything, boot, run every suite, summary
+	@scripts/pipeline
+
+check:		## the test suite: the main job plus static checks and harness tests
+	@scripts/pipeline --check
+
+test:		## run the suites (SUITES=...) on what is already built
+	@scripts/pipeline --no-build $(SUITES)
+
+deps:		## install the Debian packages the harness needs
+	@scripts/install-deps --check
+
+tree:		## build/src/linux-6.12: the base with the series applied
+	@scripts/prepare-tree linux-6.12
+
+kernel:		## build the kernel of FLAVOR (default: series)
+	@scripts/build-kernel --flavor $(FLAVOR)
+
+perf:		## build the perf tool of the series tree
+	@scripts/build-perf
+
+selftests:	## build and install the kselftests
+	@scripts/build-selftests
+
+initramfs:	## build the guest's initramfs
+	@scripts/build-initramfs
+
+dev-tree:	## make linux/, the editable tree with the series as commits
+	@scripts/make-dev-tree
+
+export:		## write linux/'s commits back to patches/ and tools-perf-patches/
+	@scripts/export-series
+
+checkpatch:	## checkpatch --strict and git apply of every patch (TAP)
+	@scripts/check-patches
+
+shellcheck:	## shellcheck over the project's scripts (TAP)
+	@scripts/check-shell
+
+test-harness:	## the harness's own tests (TAP)
+	@scripts/test-harness
+
+bench:		## run every benchmark in one VM and print the table of ratios
+	@scripts/bench
+
+summary:	## print the summary of the last run again
+	@scripts/summary
+
+clean:		## remove build/ (the cache in ~/.cache/sideband stays)
+	rm -rf build
+
+help:		## list the targets
+	@sed -n 's/^\([a-z-]*\):[^#]*## \(.*\)/  \1\t\2/p' $(MAKEFILE_LIST) | expand -t 16
