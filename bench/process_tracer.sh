@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# getppid() untraced, under the process tracer with and without its
+# system call class, under the raw_syscalls trace events with
+# set_event_pid, and under strace (for scale).
+T=/sys/kernel/tracing
+loop=$(dirname "$0")/lib/getppid_loop
+n=20000
+
+row() {
+	printf 'getppid\t%s\t%s\t%s\n' "$1" "$2" "$3"
+}
+
+[ -f $T/process_follow_pid ] || exit 0
+
+row "untraced" "$($loop $n)" ""
+
+# The loop runs in a child of this shell: follow this shell's tree.
+echo $$ > $T/process_follow_pid
+echo process > $T/current_tracer
+row "process tracer, syscalls on" "$($loop $n)" "<= 3.00"
+echo 0 > $T/process_trace_syscalls
+row "process tracer, syscalls off" "$($loop $n)" "<= 1.05"
+echo nop > $T/current_tracer
+echo 1 > $T/process_trace_syscalls
+echo 0 > $T/process_follow_pid
+
+echo $$ > $T/set_event_pid
+echo 1 > $T/options/event-fork
+echo 1 > $T/events/raw_syscalls/enable
+row "raw_syscalls events, set_event_pid" "$($loop $n)" ""
+echo 0 > $T/events/raw_syscalls/enable
+echo 0 > $T/options/event-fork
+echo > $T/set_event_pid
+
+# strace stops the task twice per call: fewer calls, same per-call figure.
+row "strace" "$(strace -f -o /dev/null "$loop" $((n / 20)))" "scale"
