@@ -6,7 +6,8 @@ SUITES ?=
 FLAVOR ?= series
 
 .PHONY: all check test deps tree kernel perf selftests initramfs \
-	dev-tree export checkpatch shellcheck test-harness bench summary clean help
+	dev-tree export checkpatch shellcheck bisect sparse kernel-doc htmldocs \
+	test-harness series-mail bench summary clean help
 
 all:		## main job: build everything, boot, run every suite, summary
 	@scripts/pipeline
@@ -46,6 +47,22 @@ checkpatch:	## checkpatch --strict and git apply of every patch (TAP)
 
 shellcheck:	## shellcheck over the project's scripts (TAP)
 	@scripts/check-shell
+
+bisect:		## the base and every prefix of the series build, -Werror (TAP)
+	@scripts/check-bisect
+
+sparse:		## no new sparse warning in the files the series changes (TAP)
+	@scripts/check-sparse
+
+kernel-doc:	## no new kernel-doc warning in the files the series changes (TAP)
+	@scripts/check-kernel-doc
+
+htmldocs:	## the series' Documentation pages build with Sphinx (TAP)
+	@scripts/check-docs
+
+series-mail:	## prepare the next version's mails and dry-run git send-email
+	@scripts/install-deps --check
+	@scripts/prepare-series
 
 test-harness:	## the harness's own tests (TAP)
 	@scripts/test-harness

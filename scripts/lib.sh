@@ -60,6 +60,52 @@ source_field() {
 	awk -v c="$2" '{ out = $c; for (i = c + 1; c == 4 && i <= NF; i++) out = out " " $i; print out }' <<<"$line"
 }
 
+# kmake SRC OUT ARGS...: make in kernel tree SRC with objects in OUT, the
+# way every kernel of the harness is built (x86_64, ccache, fixed build
+# identity so that two builds of one tree are byte for byte the same).
+kmake() {
+	local src=$1 out=$2
+	shift 2
+	# LOCALVERSION= (set, empty): no "+" for a tree that is not at a tag.
+	make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+		KBUILD_BUILD_USER=sideband KBUILD_BUILD_HOST=sideband LOCALVERSION= \
+		-j"$(nproc)" "$@"
+}
+
+# series_files TREE: the patch files of TREE's series folders, in apply
+# order, one per line, as paths relative to the clone (patches/0001-...).
+series_files() {
+	local d
+	for d in $(source_field "$1" 4); do
+		folder_patches "$d"
+	done
+}
+
+# folder_patches DIR: the patches of DIR/series (DIR: patches/, ...), in
+# order, one per line, as paths relative to the clone.
+folder_patches() {
+	local p
+	[ -f "$SIDEBAND_ROOT/$1/series" ] || return 0
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SIDEBAND_ROOT/$1/series" |
+		while read -r p; do echo "$1/$p"; done
+}
+
+# series_config OUT: OUT/.config becomes the series kernel's config plus
+# CONFIG_WERROR, for the checks that build the series commit by commit.
+# Copied before each step: olddefconfig on an early commit drops what
+# only later commits define.
+series_config() {
+	local cfg
+	cfg=$(kernel_dir series)/.config
+	[ -f "$cfg" ] || die "no $cfg (run scripts/build-kernel)"
+	mkdir -p "$1"
+	{
+		grep -v '^# CONFIG_WERROR is not set' "$cfg"
+		echo CONFIG_WERROR=y
+	} >"$1/.config.series"
+	cmp -s "$1/.config.series" "$1/.config" || cp "$1/.config.series" "$1/.config"
+}
+
 # read_result FILE: the key=value pairs of a SUITE.result line (see
 # scripts/run-suite) as variables r_KEY.
 # shellcheck disable=SC2034 # the r_ variables are for the caller
