@@ -37,6 +37,21 @@ static inline uint64_t bench_now(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* A dummy software event with a sample_id: side-band records only. */
+static inline struct perf_event_attr bench_dummy_attr(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+		.exclude_kernel = 1,
+	};
+
+	return attr;
+}
+
 /* Open attr on the calling task and map a ring; exit on failure. */
 static inline void bench_event_open(struct bench_event *ev, struct perf_event_attr *attr)
 {

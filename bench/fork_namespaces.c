@@ -34,14 +34,7 @@ static double fork_loop(struct bench_event *ev)
 
 int main(void)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_DUMMY,
-		.sample_id_all = 1,
-		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
-		.exclude_kernel = 1,
-	};
+	struct perf_event_attr attr = bench_dummy_attr();
 	struct bench_event ev;
 
 	bench_row("fork+exit", "no event", fork_loop(NULL), NULL);

@@ -61,18 +61,11 @@ static int write_file(const char *path, const char *s)
 
 int main(void)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_DUMMY,
-		.sample_id_all = 1,
-		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
-		.exclude_kernel = 1,
-		.uevent = 1,
-	};
+	struct perf_event_attr attr = bench_dummy_attr();
 	struct bench_event ev;
 	int marker;
 
+	attr.uevent = 1;
 	bench_row("uevent", "prctl(PR_GET_DUMPABLE)", loop(DUMPABLE, NULL, -1), NULL);
 	bench_row("uevent", "PR_TASK_PERF_UEVENT, nobody listens",
 		  loop(UEVENT, NULL, -1), "<= 1.10");
