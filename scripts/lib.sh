@@ -106,6 +106,13 @@ series_config() {
 	cmp -s "$1/.config.series" "$1/.config" || cp "$1/.config.series" "$1/.config"
 }
 
+# number_repeats: standard input's lines, each repeat of a line numbered
+# ("msg #1", "msg #2"), sorted in the C locale: comm(1) on two such lists
+# then compares how often each line occurs, not only whether it does.
+number_repeats() {
+	awk '{ print $0 " #" ++c[$0] }' | LC_ALL=C sort
+}
+
 # read_result FILE: the key=value pairs of a SUITE.result line (see
 # scripts/run-suite) as variables r_KEY.
 # shellcheck disable=SC2034 # the r_ variables are for the caller
