@@ -6,7 +6,7 @@ SUITES ?=
 FLAVOR ?= series
 
 .PHONY: all check test deps tree kernel perf selftests initramfs \
-	dev-tree export checkpatch shellcheck bisect sparse kernel-doc htmldocs \
+	dev-tree export checkpatch shellcheck bisect sparse kernel-doc htmldocs bad-input \
 	test-harness series-mail bench summary clean help
 
 all:		## main job: build everything, boot, run every suite, summary
@@ -59,6 +59,9 @@ kernel-doc:	## no new kernel-doc warning in the files the series changes (TAP)
 
 htmldocs:	## the series' Documentation pages build with Sphinx (TAP)
 	@scripts/check-docs
+
+bad-input:	## Documentation/bad-input.md is what the bad-input test tries (TAP)
+	@scripts/check-bad-input
 
 series-mail:	## prepare the next version's mails and dry-run git send-email
 	@scripts/install-deps --check

@@ -277,7 +277,7 @@ int main(int argc, char *argv[])
 		if (fd >= 0)
 			close(fd);
 	}
-	printf("# rounds %lu, events opened %lu, uevent calls %lu (%lu ok), "
+	printf("# figures: fuzz rounds %lu, events opened %lu, uevent calls %lu (%lu ok), "
 	       "mappings %lu, children %lu, unexpected errnos %lu\n",
 	       rounds, opened, uevents, uevents_ok, maps, forks, bad);
 	return bad ? 1 : 0;

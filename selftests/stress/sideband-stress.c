@@ -295,7 +295,7 @@ int main(int argc, char *argv[])
 	pthread_join(rd, NULL);
 	write_file(TRACING "current_tracer", "nop");
 
-	printf("# %d s on %d CPUs: uevents emitted %lu, received %lu, lost %lu; "
+	printf("# figures: stress %d s on %d CPUs: uevents emitted %lu, received %lu, lost %lu; "
 	       "children %lu, mappings %lu (%lu after drop_caches), "
 	       "events opened %lu, tracer switches %lu\n", seconds, cpus,
 	       atomic_load(&emitted), atomic_load(&received), atomic_load(&lost),

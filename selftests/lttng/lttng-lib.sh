@@ -1,0 +1,91 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # bin and failed are the tests'
+# SPDX-License-Identifier: GPL-2.0
+# Helpers of the lttng tests, sourced from the clone (build-selftests
+# installs only executables): a kernel tracing session around a command,
+# babeltrace2's text as one line per event, and TAP-like checks.
+
+# The programs of the Makefile, installed beside the tests.
+bin=$(cd "$(dirname "$0")" && pwd)/bin
+failed=0
+
+skip() {
+	echo "SKIP: $*"
+	exit 4
+}
+
+# check WHAT GOT WANT: one "ok"/"not ok" line; a mismatch fails the test.
+check() {
+	if [ "$2" = "$3" ]; then
+		echo "ok - $1"
+	else
+		echo "not ok - $1: got '$2', want '$3'"
+		failed=1
+	fi
+}
+
+# lttng_sessiond: a root session daemon, which loads lttng-modules from
+# /lib/modules (vm-run mounts the flavour's modules there).
+lttng_sessiond() {
+	command -v lttng-sessiond >/dev/null || skip "no lttng-sessiond (lttng-tools)"
+	command -v babeltrace2 >/dev/null || skip "no babeltrace2"
+	[ -x "$bin/pidns-cpu" ] || skip "no $bin (make -C selftests/lttng)"
+	if ! lttng list >/dev/null 2>&1; then
+		lttng-sessiond --daemonize || return 1
+	fi
+	# "Kernel tracer not available" when the modules did not load.
+	lttng list --kernel >/dev/null || skip "no LTTng kernel tracer"
+}
+
+# lttng_trace DIR EVENTS CMD...: a kernel session with EVENTS (a comma
+# separated list) written to DIR while CMD runs; CMD's status.  Eight
+# 1 MiB sub-buffers per CPU: a TCG guest's consumer daemon is slow.
+lttng_trace() {
+	local dir=$1 events=$2 name=sideband-$$ rc=0
+	shift 2
+	lttng create "$name" --output="$dir" >/dev/null
+	lttng enable-channel --kernel --subbuf-size=1M --num-subbuf=8 chan >/dev/null
+	lttng enable-event --kernel --channel=chan "$events" >/dev/null
+	lttng start >/dev/null
+	"$@" || rc=$?
+	lttng stop >/dev/null
+	lttng destroy "$name" >/dev/null
+	return $rc
+}
+
+# bt2_events DIR: the events of the trace in DIR, one line each: the
+# event's name, then its payload as key=value (strings keep their quotes,
+# arrays become a,b,c).  Fails on a lost event.
+bt2_events() {
+	babeltrace2 "$1" 2>"$1.bt2-stderr" | awk '
+	{
+		name = $4
+		sub(/:$/, "", name)
+		p = $0
+		sub(/.*\}, \{ /, "", p)
+		sub(/ \}$/, "", p)
+		gsub(/\[[0-9]+\] = /, "", p)
+		out = ""
+		depth = 0
+		for (i = 1; i <= length(p); i++) {
+			c = substr(p, i, 1)
+			if (c == "[") depth++
+			else if (c == "]") depth--
+			else if (c != " " || depth == 0) out = out c
+		}
+		gsub(/ = /, "=", out)
+		gsub(/, /, " ", out)
+		print name, out
+	}'
+	if grep -i 'discarded\|lost' "$1.bt2-stderr" >&2; then
+		echo "not ok - the trace lost events"
+		failed=1
+	fi
+}
+
+# field LINE KEY: the value of KEY in a line of bt2_events.
+field() {
+	if [[ " $1 " =~ \ $2=([^ ]*)\  ]]; then
+		echo "${BASH_REMATCH[1]}"
+	fi
+}
