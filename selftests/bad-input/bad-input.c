@@ -52,6 +52,7 @@
 #include <linux/prctl.h>
 
 #include "kselftest.h"
+#include "write-file.h"
 
 /* The words of the table say 4096 and 4097. */
 _Static_assert(PERF_UEVENT_MAX_SIZE == 4096, "the table's words need updating");
@@ -354,24 +355,6 @@ static const char *errno_name(int err)
 	const char *name = err ? strerrorname_np(err) : "none (succeeds)";
 
 	return name ? name : "an unknown errno";
-}
-
-/* Write VALUE and a newline, as echo does; 0 or -errno. */
-static int write_file(const char *path, const char *value)
-{
-	char buf[128];
-	int fd, len, ret = 0;
-	ssize_t n;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = snprintf(buf, sizeof(buf), "%s\n", value);
-	n = write(fd, buf, len);
-	if (n != len)
-		ret = n < 0 ? -errno : -EIO;
-	close(fd);
-	return ret;
 }
 
 /* The content of a small file, without its last newline; 0 or -errno. */

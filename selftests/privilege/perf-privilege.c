@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "write-file.h"
 
 #ifndef PR_TASK_PERF_UEVENT
 #define PR_TASK_PERF_UEVENT	0x50554556
@@ -166,17 +167,6 @@ static int read_int(const char *path, int *val)
 		return -1;
 	ok = fscanf(f, "%d", val) == 1;
 	fclose(f);
-	return ok ? 0 : -1;
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
 	return ok ? 0 : -1;
 }
 
@@ -901,7 +891,7 @@ static void run_scope(struct __test_metadata *_metadata,
 			       strerror(ctl[k].err));
 	}
 	/* The cold ELF's MMAP3 record then waits for the return to user space. */
-	EXPECT_EQ(0, write_str(DROP_CACHES, "1"));
+	EXPECT_EQ(0, write_file(DROP_CACHES, "1"));
 
 	if (scope == SETUID_EXEC) {
 		ASSERT_EQ(1, write(cmd[1], "r", 1));
@@ -1044,10 +1034,10 @@ FIXTURE_SETUP(privilege)
 	}
 	/* Last: from here on teardown restores it. */
 	snprintf(level, sizeof(level), "%d", variant->level);
-	if (write_str(PARANOID, level) || read_int(PARANOID, &now) ||
+	if (write_file(PARANOID, level) || read_int(PARANOID, &now) ||
 	    now != variant->level) {
 		snprintf(level, sizeof(level), "%d", self->saved);
-		write_str(PARANOID, level);
+		write_file(PARANOID, level);
 		remove_files(self);
 		SKIP(return, "perf_event_paranoid does not take %d",
 		     variant->level);
@@ -1062,7 +1052,7 @@ FIXTURE_TEARDOWN_PARENT(privilege)
 
 	if (self->set) {
 		snprintf(level, sizeof(level), "%d", self->saved);
-		EXPECT_EQ(0, write_str(PARANOID, level));
+		EXPECT_EQ(0, write_file(PARANOID, level));
 		self->set = false;
 	}
 	remove_files(self);

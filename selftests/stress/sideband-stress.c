@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "write-file.h"
+
 #ifndef PR_TASK_PERF_UEVENT
 #define PR_TASK_PERF_UEVENT	0x50554556
 #endif
@@ -215,17 +217,6 @@ static void *opener(void *arg)
 		close(fd);
 	}
 	return arg;
-}
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
 }
 
 static void *tracer(void *arg)
