@@ -12,7 +12,15 @@
  * mapping; flags), maps ELF and other files, forks, unshares, reads and
  * closes.  Every failure must carry one of the errnos the interfaces
  * document; the kernel must not splat (the harness checks dmesg).
- * Prints the counts; exits 1 on an errno outside the documented sets.
+ *
+ * Every kind of fd it can make (sockets, a pipe through /proc, character
+ * devices, a perf event, memfd, tmpfs and 9p files) is mapped under MMAP3
+ * + mmap_data events first, as the user it was started as (root: packet
+ * sockets and CPU-wide events), then now and then as nobody: each mmap()
+ * must return, and leave a socket's or pipe's data where it was
+ * (include/map-fd-kinds.h).
+ * Prints the counts; exits 1 on an errno outside the documented sets, or
+ * on a mapping that hung, lost data or made the kernel warn.
  *
  * Run as root it becomes nobody first (FUZZ_AS_ROOT=1 keeps root);
  * FUZZ_SEED repeats a run, FUZZ_SECONDS (or SECONDS) bounds it.
@@ -35,6 +43,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "map-fd-kinds.h"
 
 #ifndef PR_TASK_PERF_UEVENT
 #define PR_TASK_PERF_UEVENT	0x50554556
@@ -210,6 +220,10 @@ int main(int argc, char *argv[])
 	char *area, *edge;
 	int i;
 
+	/* Every kind once before becoming nobody: root may open CPU-wide
+	 * events, and make packet sockets in the namespaces it has. */
+	for (i = 0; i < FDK_KINDS; i++)
+		fdk_probe(i);
 	if (getuid() == 0 && !getenv("FUZZ_AS_ROOT") &&
 	    (setgroups(0, NULL) || setgid(65534) || setuid(65534))) {
 		perror("cannot become nobody");
@@ -267,6 +281,8 @@ int main(int argc, char *argv[])
 			default:
 				if (chance(20))
 					child_round();
+				else if (chance(2))
+					fdk_probe(rnd() % FDK_KINDS);
 				else if (fd >= 0)
 					ioctl(fd, chance(50) ? PERF_EVENT_IOC_DISABLE :
 					      PERF_EVENT_IOC_ENABLE, 0);
@@ -280,5 +296,6 @@ int main(int argc, char *argv[])
 	printf("# figures: fuzz rounds %lu, events opened %lu, uevent calls %lu (%lu ok), "
 	       "mappings %lu, children %lu, unexpected errnos %lu\n",
 	       rounds, opened, uevents, uevents_ok, maps, forks, bad);
-	return bad ? 1 : 0;
+	fdk_print();
+	return bad || fdk_failed() ? 1 : 0;
 }

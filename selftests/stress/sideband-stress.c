@@ -7,7 +7,11 @@
  *  - a thread forks children that unshare namespaces and setns back;
  *  - a thread maps ELF files executable, now and then right after
  *    dropping the page cache (the MMAP3 records that wait for the return
- *    to user space);
+ *    to user space), and every 64th time one kind of fd of many (sockets,
+ *    a pipe through /proc, character devices, a perf event, memfd, tmpfs
+ *    and 9p files) in a child under MMAP3 + mmap_data events: the read of
+ *    the build-id on return to user space must neither block mmap() nor
+ *    take a socket's data (include/map-fd-kinds.h);
  *  - a thread opens, enables, disables and closes events with the new
  *    bits (namespaces, uevent, mmap3, mmap2 + build_id), task-bound,
  *    inherited and CPU-wide;
@@ -17,7 +21,8 @@
  *
  * Each call that returned 0 gave its record to the event of the CPU it ran
  * on, so in the end records received + records lost (PERF_RECORD_LOST)
- * must equal calls made.  Splats are the harness' business (dmesg).
+ * must equal calls made, and no fd mapping may have hung, lost data or
+ * made the kernel warn.  Splats are the harness' business (dmesg).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "map-fd-kinds.h"
 #include "write-file.h"
 
 #ifndef PR_TASK_PERF_UEVENT
@@ -163,6 +169,8 @@ static void *mapper(void *arg)
 			if (drop >= 0)
 				close(drop);
 		}
+		if (n % 64 == 32)
+			fdk_probe(n / 64 % FDK_KINDS);
 		fd = open(files[n % 3], O_RDONLY);
 		if (fd < 0)
 			continue;
@@ -292,9 +300,10 @@ int main(int argc, char *argv[])
 	       atomic_load(&emitted), atomic_load(&received), atomic_load(&lost),
 	       atomic_load(&forks), atomic_load(&maps), atomic_load(&cold_maps),
 	       atomic_load(&opens), atomic_load(&switches));
+	fdk_print();
 	if (atomic_load(&received) + atomic_load(&lost) != atomic_load(&emitted)) {
 		printf("# received + lost != emitted\n");
 		return 1;
 	}
-	return 0;
+	return fdk_failed();
 }
