@@ -1,28 +1,30 @@
 # sideband: build, boot and test the series.  Every target is one script
 # of scripts/; `make help` lists them.  Variables: SUITES (names of
-# qemu/suites/ for make test), FLAVOR (for make kernel).
+# qemu/suites/ for make test), FLAVOR (for make kernel), J (suites at a
+# time; default: the number of CPUs).
 
 SUITES ?=
 FLAVOR ?= series
+J ?= $(shell nproc)
 
 .PHONY: all check test deps tree kernel perf selftests initramfs \
 	dev-tree export checkpatch shellcheck bisect sparse kernel-doc htmldocs bad-input \
-	test-harness series-mail bench summary clean help
+	test-harness test-grading series-mail bench summary clean help
 
-all:		## main job: build everything, boot, run every suite, summary
-	@scripts/pipeline
+all:		## main job: the series kernel, perf, kselftests, their suites, summary
+	@scripts/pipeline -j $(J)
 
-check:		## the test suite: the main job plus static checks and harness tests
-	@scripts/pipeline --check
+check:		## the test suite: every flavour and suite, host checks included
+	@scripts/pipeline --check -j $(J)
 
 test:		## run the suites (SUITES=...) on what is already built
-	@scripts/pipeline --no-build $(SUITES)
+	@scripts/pipeline --no-build -j $(J) $(SUITES)
 
 deps:		## install the Debian packages the harness needs
 	@scripts/install-deps --check
 
-tree:		## build/src/linux-6.12: the base with the series applied
-	@scripts/prepare-tree linux-6.12
+tree:		## build/src/TREE: the primary base with the series applied
+	@scripts/prepare-tree
 
 kernel:		## build the kernel of FLAVOR (default: series)
 	@scripts/build-kernel --flavor $(FLAVOR)
@@ -69,6 +71,9 @@ series-mail:	## prepare the next version's mails and dry-run git send-email
 
 test-harness:	## the harness's own tests (TAP)
 	@scripts/test-harness
+
+test-grading:	## grade-suite on fixture runs and planted defects (KTAP)
+	@scripts/test-grading
 
 bench:		## run every benchmark in one VM and print the table of ratios
 	@scripts/bench

@@ -32,17 +32,29 @@ die() {
 	exit 1
 }
 
-# flavor_field FLAVOR COLUMN: one column of kernel-config/flavors.
+# flavor_field FLAVOR COLUMN: one column of kernel-config/flavors (the
+# fragments column is everything from column 4 on).
 flavor_field() {
 	local line
 	line=$(awk -v f="$1" '$1 == f' "$SIDEBAND_ROOT/kernel-config/flavors")
 	[ -n "$line" ] || die "unknown flavor '$1' (see kernel-config/flavors)"
-	awk -v c="$2" '{ out = $c; for (i = c + 1; c == 3 && i <= NF; i++) out = out " " $i; print out }' <<<"$line"
+	awk -v c="$2" '{ out = $c; for (i = c + 1; c == 4 && i <= NF; i++) out = out " " $i; print out }' <<<"$line"
 }
 
-# The source tree (e.g. linux-6.12) a flavor builds from, and its folders.
+# flavors: every flavour of kernel-config/flavors, in table order.  The
+# first is the primary one: the series kernel `make` builds and tests.
+flavors() { awk '!/^#/ && NF { print $1 }' "$SIDEBAND_ROOT/kernel-config/flavors"; }
+primary_flavor() { flavors | head -n1; }
+
+# The source tree (e.g. linux-6.12) a flavor builds from, the out-of-tree
+# modules built for it ("-": none; NAME is built by scripts/build-NAME),
+# and its config fragments.
 flavor_source() { flavor_field "$1" 2; }
-flavor_fragments() { flavor_field "$1" 3; }
+flavor_modules() { flavor_field "$1" 3; }
+flavor_fragments() { flavor_field "$1" 4; }
+# The tree of the primary flavour: the base with the series applied, where
+# perf, the kselftests, checkpatch and the mails come from.
+series_tree() { flavor_source "$(primary_flavor)"; }
 tree_dir() { echo "$SIDEBAND_BUILD/src/$1"; }
 # The cached pristine git repository of TREE's source package (shared by
 # the trees of one package; see prepare-tree).
@@ -50,6 +62,29 @@ base_repo() { echo "$SIDEBAND_CACHE/base/$(source_field "$1" 2).git"; }
 kernel_dir() { echo "$SIDEBAND_BUILD/kernel/$1"; }
 kernel_image() { echo "$(kernel_dir "$1")/arch/x86/boot/bzImage"; }
 modules_dir() { echo "$SIDEBAND_BUILD/modules/$1"; }
+# perf_dir TREE: where scripts/build-perf puts the perf of TREE; series_perf:
+# the perf of the series tree, the one the suites use.
+series_perf() { echo "$(perf_dir "$(series_tree)")/perf"; }
+perf_dir() {
+	local tree=$1
+	if [ "$tree" = "$(series_tree)" ]; then
+		echo "$SIDEBAND_BUILD/perf"
+	else
+		echo "$SIDEBAND_BUILD/perf-$tree"
+	fi
+}
+# The installed kselftests of the series tree, the project's own selftests/
+# laid out the same way, and the guest's initramfs.
+kselftest_dir() { echo "$SIDEBAND_BUILD/kselftest"; }
+own_selftests_dir() { echo "$SIDEBAND_BUILD/sideband-selftests"; }
+initramfs_path() { echo "$SIDEBAND_BUILD/initramfs.cpio"; }
+
+# Suites (see Documentation/harness.md): executables of qemu/suites/, each
+# with a "# flavors:" header (kernel flavours, or "host") and an optional
+# "# timeout:" in seconds.
+suite_dir() { echo "${SIDEBAND_SUITES:-$SIDEBAND_ROOT/qemu/suites}"; }
+# suite_header FILE KEY: the value of FILE's "# KEY:" header line.
+suite_header() { sed -n "s/^# $2: *//p" "$1" | head -n1; }
 
 # source_field TREE COLUMN: one column of kernel-config/sources (the series
 # column is everything from column 4 on).
@@ -96,7 +131,7 @@ folder_patches() {
 # only later commits define.
 series_config() {
 	local cfg
-	cfg=$(kernel_dir series)/.config
+	cfg=$(kernel_dir "$(primary_flavor)")/.config
 	[ -f "$cfg" ] || die "no $cfg (run scripts/build-kernel)"
 	mkdir -p "$1"
 	{
