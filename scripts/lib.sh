@@ -125,6 +125,14 @@ folder_patches() {
 		while read -r p; do echo "$1/$p"; done
 }
 
+# lock_dir DIR: hold an exclusive lock on DIR (a scratch tree) until the
+# script ends; a second script that wants it waits.
+lock_dir() {
+	mkdir -p "$(dirname "$1")"
+	exec 9>"$1.lock"
+	flock 9
+}
+
 # series_config OUT: OUT/.config becomes the series kernel's config plus
 # CONFIG_WERROR, for the checks that build the series commit by commit.
 # Copied before each step: olddefconfig on an early commit drops what
@@ -163,4 +171,40 @@ read_result() {
 # tap_diag: standard input as TAP diagnostic lines.
 tap_diag() {
 	sed 's/^/# /'
+}
+
+# KTAP output for the host scripts: these mirror kselftest's
+# tools/testing/selftests/kselftest/ktap_helpers.sh (names, counters, lines
+# printed, ktap_finished's status), which the guest's tests source.  That
+# file echoes its arguments unquoted (split and globbed); these quote them,
+# and ktap_print_msg makes each line of its message a "# " line.
+KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0 KSFT_NUM_TESTS=0
+ktap_print_header() { echo "TAP version 13"; }
+ktap_print_msg() { tap_diag <<<"$*"; }
+ktap_set_plan() { KSFT_NUM_TESTS=$1; echo "1..$1"; }
+ktap_skip_all() { printf '1..0 # SKIP %s\n' "$*"; }
+# __ktap_test RESULT DESCRIPTION [DIRECTIVE]: one numbered result line.
+__ktap_test() {
+	printf '%s %d %s%s\n' "$1" "$KTAP_TESTNO" "$2" "${3:+ # $3}"
+	KTAP_TESTNO=$((KTAP_TESTNO + 1))
+}
+ktap_test_pass() { __ktap_test ok "$1"; KTAP_CNT_PASS=$((KTAP_CNT_PASS + 1)); }
+ktap_test_skip() { __ktap_test ok "$1" SKIP; KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1)); }
+ktap_test_fail() { __ktap_test "not ok" "$1"; KTAP_CNT_FAIL=$((KTAP_CNT_FAIL + 1)); }
+# ktap_test_result DESCRIPTION CMD...: passes if CMD does.
+ktap_test_result() {
+	local desc=$1
+	shift
+	if "$@"; then ktap_test_pass "$desc"; else ktap_test_fail "$desc"; fi
+}
+ktap_print_totals() {
+	echo "# Totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL xfail:0 xpass:0 skip:$KTAP_CNT_SKIP error:0"
+}
+ktap_exit_fail_msg() { printf 'Bail out! %s\n' "$*"; ktap_print_totals; exit 1; }
+# ktap_finished: the totals, then exit 0 if every planned test passed or
+# skipped, 1 if not.
+ktap_finished() {
+	ktap_print_totals
+	[ $((KTAP_CNT_PASS + KTAP_CNT_SKIP)) -eq "$KSFT_NUM_TESTS" ] && exit 0
+	exit 1
 }

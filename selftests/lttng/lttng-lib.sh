@@ -1,27 +1,48 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2034 # bin and failed are the tests'
+# shellcheck disable=SC2034 # bin is the tests'
 # SPDX-License-Identifier: GPL-2.0
 # Helpers of the lttng tests, sourced from the clone (build-selftests
 # installs only executables): a kernel tracing session around a command,
-# babeltrace2's text as one line per event, and TAP-like checks.
+# babeltrace2's text as one line per event, and KTAP checks.
+#
+# KTAP comes from kselftest's ktap_helpers.sh, installed beside the tests'
+# folder.  It echoes its arguments unquoted, so check and skip turn off
+# globbing while they call it.
+# shellcheck source=/dev/null
+. "$(dirname "$0")/../kselftest/ktap_helpers.sh" || exit 1
 
 # The programs of the Makefile, installed beside the tests.
 bin=$(cd "$(dirname "$0")" && pwd)/bin
-failed=0
 
+# skip WHY: the whole test is skipped (before its plan).
 skip() {
-	echo "SKIP: $*"
-	exit 4
+	set -f
+	ktap_skip_all "$*"
+	exit "$KSFT_SKIP"
 }
 
-# check WHAT GOT WANT: one "ok"/"not ok" line; a mismatch fails the test.
+# check WHAT GOT WANT: one test, WHAT; a mismatch fails it, and its line
+# says what it got and wanted.
 check() {
+	local -
+	set -f
 	if [ "$2" = "$3" ]; then
-		echo "ok - $1"
+		ktap_test_pass "$1"
 	else
-		echo "not ok - $1: got '$2', want '$3'"
-		failed=1
+		ktap_test_fail "$1: got '$2', want '$3'"
 	fi
+}
+
+# on_exit CMD: run CMD when the test ends.  A command that fails under
+# set -e ends the test without a word: the trap names it first.
+on_exit() {
+	# shellcheck disable=SC2064 # CMD now; the status and command then
+	trap "rc=\$?
+	case \$rc:\$BASH_COMMAND in
+	0:* | $KSFT_SKIP:* | *:exit*) ;;
+	*) echo \"# status \$rc from: \$BASH_COMMAND\" ;;
+	esac
+	$1" EXIT
 }
 
 # lttng_sessiond: a root session daemon, which loads lttng-modules from
@@ -55,7 +76,8 @@ lttng_trace() {
 
 # bt2_events DIR: the events of the trace in DIR, one line each: the
 # event's name, then its payload as key=value (strings keep their quotes,
-# arrays become a,b,c).  Fails on a lost event.
+# arrays become a,b,c).  A lost event fails a test, on stderr (stdout is
+# the events; kselftest's runner merges the two).
 bt2_events() {
 	babeltrace2 "$1" 2>"$1.bt2-stderr" | awk '
 	{
@@ -78,8 +100,7 @@ bt2_events() {
 		print name, out
 	}'
 	if grep -i 'discarded\|lost' "$1.bt2-stderr" >&2; then
-		echo "not ok - the trace lost events"
-		failed=1
+		ktap_test_fail "the trace lost events" >&2
 	fi
 }
 
