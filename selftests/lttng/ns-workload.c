@@ -18,7 +18,8 @@
  * as stat(2) gives them (st_dev as a number).  Every parent prints a
  * "fork" line: the child, and its own pid_for_children right after the
  * fork.  Once every task has printed, O runs CMD (the test asks LTTng for
- * a statedump there), then lets every task exit.
+ * a statedump there), then lets every task exit: I first, since T2 is the
+ * init of I's pid namespace and its exit would SIGKILL I.
  *
  * usage: ns-workload CMD [ARG...]
  */
@@ -48,7 +49,8 @@ static const char *const ns_names[] = {
 };
 
 static int ready[2];	/* each task writes a byte once it has printed */
-static int go[2];	/* closed by O: every task may exit */
+static int go[2];	/* closed by O: T1, T2 and T3 may exit */
+static int go_i[2];	/* closed by O before go: I may exit */
 
 static void die(const char *what)
 {
@@ -124,14 +126,22 @@ static void report(const char *name, const char *parent)
 		die("ready");
 }
 
-/* wait_go: block until O closes the go pipe. */
-static void wait_go(void)
+/* wait_on: block until O closes PIPE; every task closes both write ends
+ * that it inherited, so that O's close is the last.
+ */
+static void wait_on(int *pipe)
 {
 	char c;
 
 	close(go[1]);
-	while (read(go[0], &c, 1) > 0)
+	close(go_i[1]);
+	while (read(pipe[0], &c, 1) > 0)
 		;
+}
+
+static void wait_go(void)
+{
+	wait_on(go);
 }
 
 /* spawn: fork a task that runs FN; the parent prints the "fork" line. */
@@ -151,13 +161,21 @@ static pid_t spawn(const char *parent, const char *child, void (*fn)(void))
 	return pid;
 }
 
+/* reap: wait for PID; unless it exited with status 0, say how it ended and
+ * fail.
+ */
 static void reap(pid_t pid)
 {
 	int status;
 
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
-		exit(1);
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid");
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return;
+	fprintf(stderr, "ns-workload: task %d %s %d\n", (int)pid,
+		WIFSIGNALED(status) ? "killed by signal" : "exited with status",
+		WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	exit(1);
 }
 
 static void t3(void)
@@ -204,7 +222,7 @@ static void t1(void)
 static void injected(void)
 {
 	report("I", "O");
-	wait_go();
+	wait_on(go_i);
 }
 
 /* find_tid: the global tid of the task named NAME (its comm), or 0. */
@@ -243,7 +261,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: ns-workload CMD [ARG...]\n");
 		return 1;
 	}
-	if (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC))
+	if (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC) ||
+	    pipe2(go_i, O_CLOEXEC))
 		die("pipe");
 	report("O", "-");
 	own = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
@@ -280,8 +299,9 @@ int main(int argc, char **argv)
 		die(argv[1]);
 	}
 	reap(cmd);
-	close(go[1]);
+	close(go_i[1]);
 	reap(pi);
+	close(go[1]);
 	reap(p1);
 	return 0;
 }
