@@ -59,7 +59,15 @@ tree_dir() { echo "$SIDEBAND_BUILD/src/$1"; }
 # The cached pristine git repository of TREE's source package (shared by
 # the trees of one package; see prepare-tree).
 base_repo() { echo "$SIDEBAND_CACHE/base/$(source_field "$1" 2).git"; }
-kernel_dir() { echo "$SIDEBAND_BUILD/kernel/$1"; }
+# obj_dir TREE NAME: a kernel build folder (O=) of TREE.  It is a folder
+# of the tree itself (ignored by the kernel's .gitignore), so that kbuild
+# names sources by relative paths ("../kernel/fork.c"): every tree's
+# builds then compile with the same command lines, and a compile of one
+# tree hits the ccache entries of another wherever the sources and the
+# config agree (the base kernel and the series', the gate's builds and
+# both).
+obj_dir() { echo "$(tree_dir "$1")/.obj-$2"; }
+kernel_dir() { obj_dir "$(flavor_source "$1")" "$1"; }
 kernel_image() { echo "$(kernel_dir "$1")/arch/x86/boot/bzImage"; }
 modules_dir() { echo "$SIDEBAND_BUILD/modules/$1"; }
 # perf_dir TREE: where scripts/build-perf puts the perf of TREE; series_perf:
@@ -133,19 +141,17 @@ lock_dir() {
 	flock 9
 }
 
-# series_config OUT: OUT/.config becomes the series kernel's config plus
-# CONFIG_WERROR, for the checks that build the series commit by commit.
-# Copied before each step: olddefconfig on an early commit drops what
-# only later commits define.
+# series_config OUT: OUT/.config becomes the series kernel's config (with
+# CONFIG_WERROR: werror.config), for the checks that build the series
+# commit by commit.  Copied before each step: olddefconfig on an early
+# commit drops what only later commits define.
 series_config() {
 	local cfg
 	cfg=$(kernel_dir "$(primary_flavor)")/.config
 	[ -f "$cfg" ] || die "no $cfg (run scripts/build-kernel)"
+	grep -qx 'CONFIG_WERROR=y' "$cfg" || die "$cfg lacks CONFIG_WERROR=y (kernel-config/werror.config)"
 	mkdir -p "$1"
-	{
-		grep -v '^# CONFIG_WERROR is not set' "$cfg"
-		echo CONFIG_WERROR=y
-	} >"$1/.config.series"
+	cp "$cfg" "$1/.config.series"
 	cmp -s "$1/.config.series" "$1/.config" || cp "$1/.config.series" "$1/.config"
 }
 
