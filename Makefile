@@ -4,7 +4,7 @@
 # time; default: the number of CPUs).
 
 SUITES ?=
-FLAVOR ?= series
+FLAVOR ?=
 J ?= $(shell nproc)
 
 .PHONY: all check test deps tree kernel perf selftests initramfs \
@@ -26,8 +26,8 @@ deps:		## install the Debian packages the harness needs
 tree:		## build/src/TREE: the primary base with the series applied
 	@scripts/prepare-tree
 
-kernel:		## build the kernel of FLAVOR (default: series)
-	@scripts/build-kernel --flavor $(FLAVOR)
+kernel:		## build the kernel of FLAVOR (default: the primary flavour)
+	@scripts/build-kernel $(if $(FLAVOR),--flavor $(FLAVOR))
 
 perf:		## build the perf tool of the series tree
 	@scripts/build-perf

@@ -185,6 +185,8 @@ tap_diag() {
 # file echoes its arguments unquoted (split and globbed); these quote them,
 # and ktap_print_msg makes each line of its message a "# " line.
 KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0 KSFT_NUM_TESTS=0
+# shellcheck disable=SC2034 # kselftest's exit codes, for the scripts
+KSFT_PASS=0 KSFT_FAIL=1 KSFT_XFAIL=2 KSFT_XPASS=3 KSFT_SKIP=4
 ktap_print_header() { echo "TAP version 13"; }
 ktap_print_msg() { tap_diag <<<"$*"; }
 ktap_set_plan() { KSFT_NUM_TESTS=$1; echo "1..$1"; }

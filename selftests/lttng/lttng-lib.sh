@@ -42,7 +42,8 @@ on_exit() {
 	0:* | $KSFT_SKIP:* | *:exit*) ;;
 	*) echo \"# status \$rc from: \$BASH_COMMAND\" ;;
 	esac
-	$1" EXIT
+	$1 || true
+	exit \$rc" EXIT
 }
 
 # lttng_sessiond: a root session daemon, which loads lttng-modules from
