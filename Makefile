@@ -9,7 +9,7 @@ J ?= $(shell nproc)
 
 .PHONY: all check test deps tree kernel perf selftests initramfs \
 	dev-tree export checkpatch shellcheck bisect sparse kernel-doc htmldocs bad-input \
-	test-harness test-grading series-mail bench summary clean help
+	test-harness test-grading series-mail range-diff bench summary clean help
 
 all:		## main job: the series kernel, perf, kselftests, their suites, summary
 	@scripts/pipeline -j $(J)
@@ -65,9 +65,12 @@ htmldocs:	## the series' Documentation pages build with Sphinx (TAP)
 bad-input:	## Documentation/bad-input.md is what the bad-input test tries (TAP)
 	@scripts/check-bad-input
 
-series-mail:	## prepare the next version's mails and dry-run git send-email
+series-mail:	## each posting's next version (outgoing/postings), git am-checked, dry-run git send-email
 	@scripts/install-deps --check
 	@scripts/prepare-series
+
+range-diff:	## git range-diff of the lts leg's series against the mainline one
+	@scripts/range-diff-legs
 
 test-harness:	## the harness's own tests (TAP)
 	@scripts/test-harness

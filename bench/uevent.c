@@ -8,9 +8,6 @@
 #include <sys/prctl.h>
 #include "bench.h"
 
-#ifndef PR_TASK_PERF_UEVENT
-#define PR_TASK_PERF_UEVENT	0x50554556
-#endif
 
 #define LOOPS	20000
 #define RUNS	5

@@ -81,9 +81,38 @@ perf_dir() {
 		echo "$SIDEBAND_BUILD/perf-$tree"
 	fi
 }
-# The installed kselftests of the series tree, the project's own selftests/
-# laid out the same way, and the guest's initramfs.
-kselftest_dir() { echo "$SIDEBAND_BUILD/kselftest"; }
+# tree_flavor TREE: the first flavour built from TREE (whose kernel build
+# folder has the headers the tree's selftests compile against).
+tree_flavor() {
+	local f
+	for f in $(flavors); do
+		[ "$(flavor_source "$f")" = "$1" ] && echo "$f" && return
+	done
+	die "no flavour builds $1 (see kernel-config/flavors)"
+}
+# flavor_userland FLAVOR: the tree whose perf and kselftests the suites of
+# FLAVOR run: its own if it carries the series (the lts leg's 6.12 tree),
+# else the primary series tree (base, lttng).
+flavor_userland() {
+	local tree
+	tree=$(flavor_source "$1")
+	if [ "$(source_field "$tree" 5)" != - ]; then
+		echo "$tree"
+	else
+		series_tree
+	fi
+}
+# kselftest_dir [TREE]: the installed kselftests of TREE (default: the series
+# tree); own_selftests_dir: the project's selftests/, laid out the same way
+# (built against the series tree only); the guest's initramfs.
+kselftest_dir() {
+	local tree=${1:-$(series_tree)}
+	if [ "$tree" = "$(series_tree)" ]; then
+		echo "$SIDEBAND_BUILD/kselftest"
+	else
+		echo "$SIDEBAND_BUILD/kselftest-$tree"
+	fi
+}
 own_selftests_dir() { echo "$SIDEBAND_BUILD/sideband-selftests"; }
 initramfs_path() { echo "$SIDEBAND_BUILD/initramfs.cpio"; }
 
@@ -102,13 +131,28 @@ suite_path() {
 # suite_header FILE KEY: the value of FILE's "# KEY:" header line.
 suite_header() { sed -n "s/^# $2: *//p" "$1" | head -n1; }
 
+# sources_table: kernel-config/sources, or SIDEBAND_SOURCES (the harness's
+# tests use a table of their own).
+sources_table() { echo "${SIDEBAND_SOURCES:-$SIDEBAND_ROOT/kernel-config/sources}"; }
 # source_field TREE COLUMN: one column of kernel-config/sources (the series
-# column is everything from column 4 on).
+# column is everything from column 5 on).
 source_field() {
 	local line
-	line=$(awk -v t="$1" '$1 == t' "$SIDEBAND_ROOT/kernel-config/sources")
+	line=$(awk -v t="$1" '$1 == t' "$(sources_table)")
 	[ -n "$line" ] || die "unknown source tree '$1' (see kernel-config/sources)"
-	awk -v c="$2" '{ out = $c; for (i = c + 1; c == 4 && i <= NF; i++) out = out " " $i; print out }' <<<"$line"
+	awk -v c="$2" '{ out = $c; for (i = c + 1; c == 5 && i <= NF; i++) out = out " " $i; print out }' <<<"$line"
+}
+
+# system_suite: the Debian suite of this machine (bookworm); the sources
+# table's packages "from" it are installed by scripts/install-deps, the
+# others fetched by scripts/fetch-source.
+system_suite() { . /etc/os-release && echo "$VERSION_CODENAME"; }
+# debian_mirror: the Debian mirror this machine's apt uses.
+debian_mirror() {
+	{
+		sed -n 's|^URIs: *\([^ ]*debian\)/*$|\1|p' /etc/apt/sources.list.d/*.sources
+		sed -n 's|^deb  *\(\[[^]]*\] *\)\?\([^ ]*debian\)/* .*|\2|p' /etc/apt/sources.list
+	} 2>/dev/null | head -n1 | grep . || echo http://deb.debian.org/debian
 }
 
 # kmake SRC OUT ARGS...: make in kernel tree SRC with objects in OUT, the
@@ -127,7 +171,7 @@ kmake() {
 # order, one per line, as paths relative to the clone (patches/0001-...).
 series_files() {
 	local d
-	for d in $(source_field "$1" 4); do
+	for d in $(source_field "$1" 5); do
 		folder_patches "$d"
 	done
 }

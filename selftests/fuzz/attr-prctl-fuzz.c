@@ -46,9 +46,6 @@
 
 #include "map-fd-kinds.h"
 
-#ifndef PR_TASK_PERF_UEVENT
-#define PR_TASK_PERF_UEVENT	0x50554556
-#endif
 #define UEVENT_MAX		4096
 
 static uint64_t state;

@@ -58,9 +58,6 @@
 #include "kselftest_harness.h"
 #include "write-file.h"
 
-#ifndef PR_TASK_PERF_UEVENT
-#define PR_TASK_PERF_UEVENT	0x50554556
-#endif
 
 #define NOBODY		65534
 #define MAX_CPUS	64

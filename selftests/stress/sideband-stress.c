@@ -46,9 +46,6 @@
 #include "map-fd-kinds.h"
 #include "write-file.h"
 
-#ifndef PR_TASK_PERF_UEVENT
-#define PR_TASK_PERF_UEVENT	0x50554556
-#endif
 #define STRESS_TYPE		0x5354	/* 'ST': only the emitters use it */
 #define MAX_CPUS		64
 #define RING_PAGES		64
