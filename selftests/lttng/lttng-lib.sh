@@ -47,13 +47,15 @@ on_exit() {
 }
 
 # lttng_sessiond: a root session daemon, which loads lttng-modules from
-# /lib/modules (vm-run mounts the flavour's modules there).
+# /lib/modules (vm-run mounts the flavour's modules there): the probes of
+# its own list, and lttng-probe-perf (perf_uevent), which that list does
+# not name yet.
 lttng_sessiond() {
 	command -v lttng-sessiond >/dev/null || skip "no lttng-sessiond (lttng-tools)"
 	command -v babeltrace2 >/dev/null || skip "no babeltrace2"
 	[ -x "$bin/pidns-cpu" ] || skip "no $bin (make -C selftests/lttng)"
 	if ! lttng list >/dev/null 2>&1; then
-		lttng-sessiond --daemonize || return 1
+		LTTNG_EXTRA_KMOD_PROBES=perf lttng-sessiond --daemonize || return 1
 	fi
 	# "Kernel tracer not available" when the modules did not load.
 	lttng list --kernel >/dev/null || skip "no LTTng kernel tracer"
