@@ -92,7 +92,7 @@ tree_flavor() {
 }
 # flavor_userland FLAVOR: the tree whose perf and kselftests the suites of
 # FLAVOR run: its own if it carries the series (the lts leg's 6.12 tree),
-# else the primary series tree (base, lttng).
+# else the primary series tree (base).
 flavor_userland() {
 	local tree
 	tree=$(flavor_source "$1")
