@@ -3,48 +3,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers of the lttng tests, sourced from the clone (build-selftests
 # installs only executables): a kernel tracing session around a command,
-# babeltrace2's text as one line per event, and KTAP checks.
-#
-# KTAP comes from kselftest's ktap_helpers.sh, installed beside the tests'
-# folder.  It echoes its arguments unquoted, so check and skip turn off
-# globbing while they call it.
-# shellcheck source=/dev/null
-. "$(dirname "$0")/../kselftest/ktap_helpers.sh" || exit 1
+# babeltrace2's text as one line per event; KTAP checks come from
+# selftests/include/ktap-lib.sh.
+# shellcheck source=selftests/include/ktap-lib.sh
+. "$SIDEBAND_ROOT/selftests/include/ktap-lib.sh" || exit 1
 
 # The programs of the Makefile, installed beside the tests.
 bin=$(cd "$(dirname "$0")" && pwd)/bin
-
-# skip WHY: the whole test is skipped (before its plan).
-skip() {
-	set -f
-	ktap_skip_all "$*"
-	exit "$KSFT_SKIP"
-}
-
-# check WHAT GOT WANT: one test, WHAT; a mismatch fails it, and its line
-# says what it got and wanted.
-check() {
-	local -
-	set -f
-	if [ "$2" = "$3" ]; then
-		ktap_test_pass "$1"
-	else
-		ktap_test_fail "$1: got '$2', want '$3'"
-	fi
-}
-
-# on_exit CMD: run CMD when the test ends.  A command that fails under
-# set -e ends the test without a word: the trap names it first.
-on_exit() {
-	# shellcheck disable=SC2064 # CMD now; the status and command then
-	trap "rc=\$?
-	case \$rc:\$BASH_COMMAND in
-	0:* | $KSFT_SKIP:* | *:exit*) ;;
-	*) echo \"# status \$rc from: \$BASH_COMMAND\" ;;
-	esac
-	$1 || true
-	exit \$rc" EXIT
-}
 
 # lttng_sessiond: a root session daemon, which loads lttng-modules from
 # /lib/modules (vm-run mounts the flavour's modules there): the probes of

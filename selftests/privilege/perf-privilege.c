@@ -31,6 +31,10 @@
  * events) as a control: they must see every action, or the run proves
  * nothing.  Each test prints what the observer and the control got as
  * TAP diagnostics, then checks it against the rules above.
+ *
+ * flood, the other way round: nobody floods root's CPU-wide uevent event
+ * on CPU 0 with 4 KiB messages; they must take at most half of its
+ * buffer, and root's own records after them must all arrive.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1068,6 +1072,106 @@ TEST_F_TIMEOUT(privilege, cpu_wide, 60)
 TEST_F_TIMEOUT(privilege, setuid_exec, 60)
 {
 	run_scope(_metadata, self, variant->level, SETUID_EXEC);
+}
+
+/*
+ * The other way round: nobody writing into root's events.  At every
+ * level, 4 KiB messages that nobody sends as fast as it can on CPU 0 take
+ * at most half of the buffer of root's CPU-wide uevent event there (which
+ * nobody reads meanwhile), every message that did not fit is counted by
+ * PERF_RECORD_LOST, and the COMM records the event gets afterwards all
+ * arrive.
+ */
+#define FLOOD_MESSAGES	64	/* 256 KiB, against a 128 KiB buffer */
+#define FLOOD_COMMS	100
+
+struct flood {
+	long uevents, lost, comms;
+	size_t uevent_bytes;
+};
+
+static void scan_flood(struct ring *r, struct flood *f)
+{
+	static uint64_t rec[65536 / sizeof(uint64_t)];
+	struct perf_event_mmap_page *pc = r->base;
+	const unsigned char *data = (const unsigned char *)r->base + pc->data_offset;
+	const unsigned char *b = (const unsigned char *)rec;
+	uint64_t head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = pc->data_tail, lost;
+	struct perf_event_header h;
+
+	while (head - tail >= sizeof(h)) {
+		ring_copy(&h, data, pc->data_size, tail, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - tail)
+			break;
+		ring_copy(rec, data, pc->data_size, tail, h.size);
+		tail += h.size;
+		if (h.type == PERF_RECORD_UEVENT && u32_at(b + 8) == 1) {
+			f->uevents++;
+			f->uevent_bytes += h.size;
+		} else if (h.type == PERF_RECORD_LOST) {
+			memcpy(&lost, b + 16, sizeof(lost));
+			f->lost += lost;
+		} else if (h.type == PERF_RECORD_COMM &&
+			   u32_at(b + 12) == (uint32_t)gettid() &&
+			   !strncmp((const char *)b + 16, "flood-", 6)) {
+			f->comms++;
+		}
+	}
+	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+TEST_F_TIMEOUT(privilege, flood, 60)
+{
+	struct perf_event_attr attr = kind_attr(UEVENT, -1, false);
+	static char big[PERF_UEVENT_MAX_SIZE];
+	struct flood f = { 0 };
+	struct ring r = { 0 };
+	const char *err;
+	size_t size;
+	int status, i;
+	char name[16];
+	pid_t child;
+
+	pin_cpu0();
+	attr.comm = 1;
+	r.fd = perf_open(&attr, -1, 0);
+	ASSERT_LE(0, r.fd) TH_LOG("root's CPU-wide event: %s", strerror(errno));
+	r.len = (CTL_PAGES + 1) * sysconf(_SC_PAGESIZE);
+	r.base = mmap(NULL, r.len, PROT_READ | PROT_WRITE, MAP_SHARED, r.fd, 0);
+	ASSERT_NE(MAP_FAILED, r.base);
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		err = become_nobody();
+		if (err) {
+			fprintf(stderr, "# %s\n", err);
+			_exit(2);
+		}
+		for (i = 0; i < FLOOD_MESSAGES; i++)
+			if (prctl(PR_TASK_PERF_UEVENT, 1, sizeof(big), big, 0))
+				_exit(1);
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, status);
+	for (i = 0; i < FLOOD_COMMS; i++) {
+		snprintf(name, sizeof(name), "flood-%d", i);
+		ASSERT_EQ(0, prctl(PR_SET_NAME, name));
+	}
+
+	scan_flood(&r, &f);
+	size = ((struct perf_event_mmap_page *)r.base)->data_size;
+	ksft_print_msg("paranoid %d, nobody floods root's cpu-wide event: %ld messages (%zu of %zu bytes), %ld lost, %ld of %d COMM records\n",
+		       variant->level, f.uevents, f.uevent_bytes, size, f.lost,
+		       f.comms, FLOOD_COMMS);
+	EXPECT_LT(0, f.uevents);
+	EXPECT_GE(size / 2, f.uevent_bytes);
+	EXPECT_EQ(FLOOD_MESSAGES, f.uevents + f.lost);
+	EXPECT_EQ(FLOOD_COMMS, f.comms);
+	munmap(r.base, r.len);
+	close(r.fd);
 }
 
 int main(int argc, char **argv)
