@@ -405,7 +405,10 @@ static void ring_copy(void *to, const unsigned char *data, uint64_t size,
 		((unsigned char *)to)[i] = data[(from + i) % size];
 }
 
-static void scan_ring(struct ring *r, const struct target *t, struct seen *s)
+/* Call fn on each record of r's ring in order, consuming them. */
+static void ring_each(struct ring *r,
+		      void (*fn)(const unsigned char *rec, size_t size, void *arg),
+		      void *arg)
 {
 	static uint64_t rec[65536 / sizeof(uint64_t)];
 	struct perf_event_mmap_page *pc = r->base;
@@ -424,10 +427,29 @@ static void scan_ring(struct ring *r, const struct target *t, struct seen *s)
 		if (h.size < sizeof(h) || h.size > head - tail)
 			break;
 		ring_copy(rec, data, pc->data_size, tail, h.size);
-		scan_record((const unsigned char *)rec, h.size, t, s);
+		fn((const unsigned char *)rec, h.size, arg);
 		tail += h.size;
 	}
 	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+struct scan {
+	const struct target *t;
+	struct seen *s;
+};
+
+static void scan_one(const unsigned char *rec, size_t size, void *arg)
+{
+	struct scan *sc = arg;
+
+	scan_record(rec, size, sc->t, sc->s);
+}
+
+static void scan_ring(struct ring *r, const struct target *t, struct seen *s)
+{
+	struct scan sc = { t, s };
+
+	ring_each(r, scan_one, &sc);
 }
 
 static void scan_events(struct events *ev, const struct target *t,
@@ -1090,35 +1112,24 @@ struct flood {
 	size_t uevent_bytes;
 };
 
-static void scan_flood(struct ring *r, struct flood *f)
+/* One record of root's ring: the flood's, a loss, or root's own COMM. */
+static void flood_record(const unsigned char *rec, size_t size, void *arg)
 {
-	static uint64_t rec[65536 / sizeof(uint64_t)];
-	struct perf_event_mmap_page *pc = r->base;
-	const unsigned char *data = (const unsigned char *)r->base + pc->data_offset;
-	const unsigned char *b = (const unsigned char *)rec;
-	uint64_t head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = pc->data_tail, lost;
-	struct perf_event_header h;
+	const struct perf_event_header *h = (const void *)rec;
+	struct flood *f = arg;
+	uint64_t lost;
 
-	while (head - tail >= sizeof(h)) {
-		ring_copy(&h, data, pc->data_size, tail, sizeof(h));
-		if (h.size < sizeof(h) || h.size > head - tail)
-			break;
-		ring_copy(rec, data, pc->data_size, tail, h.size);
-		tail += h.size;
-		if (h.type == PERF_RECORD_UEVENT && u32_at(b + 8) == 1) {
-			f->uevents++;
-			f->uevent_bytes += h.size;
-		} else if (h.type == PERF_RECORD_LOST) {
-			memcpy(&lost, b + 16, sizeof(lost));
-			f->lost += lost;
-		} else if (h.type == PERF_RECORD_COMM &&
-			   u32_at(b + 12) == (uint32_t)gettid() &&
-			   !strncmp((const char *)b + 16, "flood-", 6)) {
-			f->comms++;
-		}
+	if (h->type == PERF_RECORD_UEVENT && u32_at(rec + 8) == 1) {
+		f->uevents++;
+		f->uevent_bytes += size;
+	} else if (h->type == PERF_RECORD_LOST) {
+		memcpy(&lost, rec + 16, sizeof(lost));
+		f->lost += lost;
+	} else if (h->type == PERF_RECORD_COMM &&
+		   u32_at(rec + 12) == (uint32_t)gettid() &&
+		   !strncmp((const char *)rec + 16, "flood-", 6)) {
+		f->comms++;
 	}
-	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
 }
 
 TEST_F_TIMEOUT(privilege, flood, 60)
@@ -1161,7 +1172,7 @@ TEST_F_TIMEOUT(privilege, flood, 60)
 		ASSERT_EQ(0, prctl(PR_SET_NAME, name));
 	}
 
-	scan_flood(&r, &f);
+	ring_each(&r, flood_record, &f);
 	size = ((struct perf_event_mmap_page *)r.base)->data_size;
 	ksft_print_msg("paranoid %d, nobody floods root's cpu-wide event: %ld messages (%zu of %zu bytes), %ld lost, %ld of %d COMM records\n",
 		       variant->level, f.uevents, f.uevent_bytes, size, f.lost,
