@@ -9,7 +9,8 @@ J ?= $(shell nproc)
 
 .PHONY: all check test deps tree kernel perf selftests initramfs \
 	dev-tree export checkpatch shellcheck bisect sparse kernel-doc htmldocs bad-input \
-	test-harness test-grading series-mail range-diff bench summary clean help
+	test-harness test-grading series-mail range-diff bench summary clean help \
+	guest-image lava-jobs
 
 all:		## main job: the series kernel, perf, kselftests, their suites, summary
 	@scripts/pipeline -j $(J)
@@ -37,6 +38,12 @@ selftests:	## build and install the kselftests
 
 initramfs:	## build the guest's initramfs
 	@scripts/build-initramfs
+
+guest-image:	## build/guest/FLAVOR.cpio: the Debian root a test farm boots (FLAVOR=...)
+	@scripts/build-guest-image $(if $(FLAVOR),--flavor $(FLAVOR))
+
+lava-jobs:	## build/lava/FLAVOR/SUITE.yaml: a LAVA job per guest suite and flavour (SUITES=...)
+	@scripts/make-lava-jobs $(SUITES)
 
 dev-tree:	## make linux/, the editable tree with the series as commits
 	@scripts/make-dev-tree

@@ -115,6 +115,29 @@ kselftest_dir() {
 }
 own_selftests_dir() { echo "$SIDEBAND_BUILD/sideband-selftests"; }
 initramfs_path() { echo "$SIDEBAND_BUILD/initramfs.cpio"; }
+# guest_image FLAVOR: the root a farm boots (scripts/build-guest-image).
+guest_image() { echo "$SIDEBAND_BUILD/guest/$1.cpio"; }
+# guest_cmdline: the kernel command line of every guest, vm-run's and the
+# farm's.  pci=noacpi: virtio uses MSI-X; ACPI interrupt routing costs
+# 0.5 s of AML under TCG.  loglevel=5: warnings reach the console, chatter
+# does not.
+guest_cmdline() { echo "console=ttyS0 loglevel=5 panic=-1 pci=noacpi random.trust_cpu=on"; }
+# suite_env FLAVOR: the variables a suite runs with on FLAVOR (or host),
+# one VAR=value a line (see scripts/run-suite; it adds SUITE and
+# RESULTS_DIR): the tree, perf and kselftests of the flavour's leg.
+suite_env() {
+	local userland
+	if [ "$1" = host ]; then
+		userland=$(series_tree)
+	else
+		userland=$(flavor_userland "$1")
+	fi
+	printf '%s\n' "SIDEBAND_ROOT=$SIDEBAND_ROOT" "SIDEBAND_BUILD=$SIDEBAND_BUILD" \
+		"SIDEBAND_TREE=$(tree_dir "$userland")" \
+		"SIDEBAND_PERF=$(perf_dir "$userland")/perf" \
+		"SIDEBAND_KSELFTEST=$(kselftest_dir "$userland")" \
+		"SIDEBAND_SELFTESTS=$(own_selftests_dir)"
+}
 # exec_time CONSOLE: the boot time of a vm-run console log (its --console
 # file): the host's timestamp of the line "vm-run: exec", QEMU start to
 # the first command; nothing if the guest never got there.
