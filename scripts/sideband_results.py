@@ -2,10 +2,10 @@
 """The harness's results as Python reads them; imported, never run.
 
 The Python twin of scripts/lib.sh's read_result, for report-kcidb,
-report-junit and check-lava-results: the runs a results folder holds
-(FLAVOR/SUITE.result, written by scripts/grade-suite), the key=value
-lines of their .result and .status files, and the top-level results of a
-suite's TAP.
+report-junit, check-lava-results and the farm guest's /init: the runs
+a results folder holds (FLAVOR/SUITE.result, written by
+scripts/grade-suite), the key=value lines of their .result and .status
+files, and the top-level results of a suite's TAP.
 """
 
 import os
