@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # getppid() untraced, under the process tracer with and without its
 # system call class (and with it, for a task it does not follow), under
-# the raw_syscalls trace events with set_event_pid, and under strace (for
-# scale).
+# the raw_syscalls trace events with set_event_pid (for scale: the same
+# line as the tracer's, by trace events), and under strace (for scale).
 T=/sys/kernel/tracing
 loop=$(dirname "$0")/lib/getppid_loop
 n=20000
@@ -12,27 +12,31 @@ row() {
 	printf 'getppid\t%s\t%s\t%s\n' "$1" "$2" "$3"
 }
 
-[ -f $T/process_follow_pid ] || { echo "no process tracer in this kernel" >&2; exit 1; }
+P=$T/process
+[ -f $P/follow_pid ] || { echo "no process tracer in this kernel" >&2; exit 1; }
 
 row "untraced" "$($loop $n)" ""
 
-# Probes on, but the loop is outside the followed tree (a sleep's): what
-# the system call slow path and the tracer's filter cost, without writes.
+# Tracing system calls, but the loop is outside the followed tree (a
+# sleep's): what every other task of the system pays.
 sleep 1000 &
 other=$!
-echo $other > $T/process_follow_pid
+echo $other > $P/follow_pid
 echo process > $T/current_tracer
-row "process tracer, other tree" "$($loop $n)" ""
+row "process tracer, other tree" "$($loop $n)" "<= 1.02"
 kill $other
 
 # The loop runs in a child of this shell: follow this shell's tree.
-echo $$ > $T/process_follow_pid
+echo $$ > $P/follow_pid
 row "process tracer, syscalls on" "$($loop $n)" "<= 3.00"
-echo 0 > $T/process_trace_syscalls
-row "process tracer, syscalls off" "$($loop $n)" "<= 1.05"
+# Every task followed: no pid list to look the task up in.
+echo 0 > $P/follow_pid
+row "process tracer, every task" "$($loop $n)" ""
+echo $$ > $P/follow_pid
+echo 0 > $P/syscalls
+row "process tracer, syscalls off" "$($loop $n)" "<= 1.005"
+# The settings go back to their defaults with the tracer.
 echo nop > $T/current_tracer
-echo 1 > $T/process_trace_syscalls
-echo 0 > $T/process_follow_pid
 
 echo $$ > $T/set_event_pid
 echo 1 > $T/options/event-fork

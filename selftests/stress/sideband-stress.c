@@ -229,13 +229,14 @@ static void *tracer(void *arg)
 	char pid[16];
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	if (write_file(TRACING "process_follow_pid", pid))
-		return arg;
 	while (!atomic_load(&stop)) {
+		/* The settings go back to their defaults with each nop. */
+		if (write_file(TRACING "process/follow_pid", pid))
+			return arg;
 		if (!write_file(TRACING "current_tracer", "process"))
 			atomic_fetch_add(&switches, 1);
 		usleep(20000);
-		write_file(TRACING "process_trace_syscalls", "1");
+		write_file(TRACING "process/syscalls", "1");
 		usleep(20000);
 		write_file(TRACING "current_tracer", "nop");
 		write_file(TRACING "events/perf/uevent/enable", switches % 2 ? "1" : "0");
