@@ -8,7 +8,7 @@ FLAVOR ?=
 J ?= $(shell nproc)
 
 .PHONY: all check test deps tree kernel perf selftests initramfs \
-	dev-tree export checkpatch shellcheck bisect sparse kernel-doc htmldocs bad-input \
+	dev-tree export check-deps checkpatch shellcheck bisect sparse kernel-doc htmldocs bad-input \
 	test-harness test-grading series-mail range-diff bench summary clean help \
 	guest-image lava-jobs
 
@@ -22,7 +22,7 @@ test:		## run the suites (SUITES=...) on what is already built
 	@scripts/pipeline --no-build -j $(J) $(SUITES)
 
 deps:		## install the Debian packages the harness needs
-	@scripts/install-deps --check
+	@scripts/install-deps
 
 tree:		## build/src/TREE: the primary base with the series applied
 	@scripts/prepare-tree
@@ -51,6 +51,9 @@ dev-tree:	## make linux/, the editable tree with the series as commits
 export:		## write linux/'s commits back to patches/ and tools-perf-patches/
 	@scripts/export-series
 
+check-deps:	## every tool a script needs comes with install-deps' packages (TAP)
+	@scripts/check-deps
+
 checkpatch:	## checkpatch --strict and git apply of every patch (TAP)
 	@scripts/check-patches
 
@@ -73,7 +76,7 @@ bad-input:	## Documentation/bad-input.md is what the bad-input test tries (TAP)
 	@scripts/check-bad-input
 
 series-mail:	## each posting's next version (outgoing/postings), git am-checked, dry-run git send-email
-	@scripts/install-deps --check
+	@scripts/install-deps
 	@scripts/prepare-series
 
 range-diff:	## git range-diff of the lts leg's series against the mainline one

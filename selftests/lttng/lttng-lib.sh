@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # bin is the tests'
 # SPDX-License-Identifier: GPL-2.0
+# needs: lttng lttng-sessiond babeltrace2
 # Helpers of the lttng tests, sourced from the clone (build-selftests
 # installs only executables): a kernel tracing session around a command,
 # babeltrace2's text as one line per event; KTAP checks come from
