@@ -17,8 +17,9 @@
  *   ok       mmap() gave a mapping
  *   refused  mmap() failed (ENODEV, EPERM, EACCES, EINVAL: expected for
  *            some kinds; the last errno of each prot is shown, "-" for none)
- *   hung     the child was not back within FDK_TIMEOUT s (it is killed and
- *            the kind is not probed again), or it died of a signal
+ *   hung     the child stopped making progress while the system went on
+ *            (see fdk_wait()): it is killed and the kind is not probed
+ *            again; or it died of a signal
  *   lost     the message written to a socket or pipe before mmap() was not
  *            there to read after it, or a file mapping differed from read()
  *   warned   the kernel logged "not supported for file" for the child
@@ -53,7 +54,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FDK_TIMEOUT	10	/* seconds: mmap() returns at once, or never */
+/*
+ * A child is hung when it has made no progress (see fdk_progress()) over
+ * FDK_STALL_POLLS polls of FDK_POLL_US each: at least 10 s, and longer
+ * when the parent itself runs slowly, so that a guest that gets little of
+ * the host's CPU is not judged by the wall clock.  A read that blocks for
+ * good makes no progress at all; a slow setup under KASAN or TCG does.
+ */
+#define FDK_POLL_US	1000
+#ifndef FDK_STALL_POLLS
+#define FDK_STALL_POLLS	10000
+#endif
+/* The child kills itself after this long, should the parent be gone. */
+#define FDK_ORPHAN_S	600
 #define FDK_MSG		"sideband: this must be read back"
 
 enum {
@@ -364,14 +377,71 @@ static const char *fdk_errname(int err)
 	return name ? name : "?";
 }
 
+/*
+ * What the child has done so far: its CPU time (utime + stime, in clock
+ * ticks) and its context switches (each sleep that ends, each preemption)
+ * summed into one number, or -1 once it is gone.  A task that computes, or
+ * waits for I/O that completes, moves it; one blocked for good does not.
+ */
+static long long fdk_progress(pid_t pid)
+{
+	unsigned long long utime, stime, sum = 0, n;
+	char path[64], line[256], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	/* The fields after comm, which may hold spaces: from the last ')'. */
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &utime, &stime) != 2)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %llu", &n) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %llu", &n) == 1)
+			sum += n;
+	fclose(f);
+	return utime + stime + sum;
+}
+
+/*
+ * Waits for @pid: true when it is back (*status set), false when it hung.
+ * Polled, not alarm(): the caller may be one thread of many.  Progress is
+ * the child's own (fdk_progress()) or a new step in @rep; the stall is
+ * counted in polls of this thread, which run only when the system does.
+ */
+static int fdk_wait(pid_t pid, volatile struct fdk_report *rep, int *status)
+{
+	long long last = -2, now;
+	int attempt = -2, stall = 0;
+
+	while (waitpid(pid, status, WNOHANG) != pid) {
+		now = fdk_progress(pid);
+		if (now != last || rep->attempt != attempt)
+			stall = 0;
+		else if (++stall >= FDK_STALL_POLLS)
+			return 0;
+		last = now;
+		attempt = rep->attempt;
+		usleep(FDK_POLL_US);
+	}
+	return 1;
+}
+
 /* Probes @kind in a child, counts what happened. */
 static void fdk_probe(int kind)
 {
 	static volatile struct fdk_report *rep;
 	static int event_said;
 	struct fdk_count *c = &fdk_counts[kind];
-	int a, i, back, status;
-	time_t end;
+	int a, i, status;
 	pid_t pid;
 
 	if (c->hung || c->skipped)	/* once is enough: nothing piles up */
@@ -389,22 +459,18 @@ static void fdk_probe(int kind)
 	if (pid < 0)
 		return;
 	if (pid == 0) {
-		alarm(3 * FDK_TIMEOUT);	/* should the parent be gone */
+		alarm(FDK_ORPHAN_S);
 		fdk_child(kind, rep);
 		_exit(0);
 	}
-	/* Polled, not alarm(): the caller may be one thread of many. */
-	end = time(NULL) + FDK_TIMEOUT;
-	while (!(back = waitpid(pid, &status, WNOHANG) == pid) && time(NULL) < end)
-		usleep(1000);
-	if (!back) {
+	if (!fdk_wait(pid, rep, &status)) {
 		c->hung++;
 		if (rep->attempt < 0)
-			printf("# fd kind %s: not back in %d s, before any mmap(): killed\n",
-			       fdk_names[kind], FDK_TIMEOUT);
+			printf("# fd kind %s: no progress over %d polls, before any mmap(): killed\n",
+			       fdk_names[kind], FDK_STALL_POLLS);
 		else
-			printf("# fd kind %s: not back %d s after mmap(%s) began: killed\n",
-			       fdk_names[kind], FDK_TIMEOUT, fdk_prot[rep->attempt]);
+			printf("# fd kind %s: no progress over %d polls in mmap(%s): killed\n",
+			       fdk_names[kind], FDK_STALL_POLLS, fdk_prot[rep->attempt]);
 		kill(pid, SIGKILL);
 		for (i = 0; i < 5000 && waitpid(pid, NULL, WNOHANG) != pid; i++)
 			usleep(1000);
