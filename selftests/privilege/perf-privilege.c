@@ -6,11 +6,13 @@
  *
  * "The existing rules" are what an event with attr.mmap2 (with and
  * without attr.build_id) shows at the same scope: the series' new bits
- * (attr.mmap3, attr.uevent) add no permission check of their own, so they
+ * (attr.mmap3, attr.uevent) add no permission check to opening, so they
  * must open exactly where such an event opens, with its errno, and see a
  * task only where it does.  attr.namespaces needs CAP_PERFMON at every
  * level, and the perf:uevent tracepoint with PERF_SAMPLE_RAW is the
  * tracepoint rule's (perf_trace_event_perm(): paranoid -1 or CAP_PERFMON).
+ * Another user's message is raw data too: a CPU-wide uevent event of
+ * nobody takes root's message at level -1 only.
  *
  * Each fixture variant is a paranoid level (3 only where the sysctl takes
  * it).  A root victim, when told, emits a uevent with a secret, maps an
@@ -24,7 +26,10 @@
  *  cpu_wide:    pid -1 on every online CPU (the victim runs on CPU 0);
  *  setuid_exec: its own child, one event per CPU, inherited and enabled
  *               on exec, as perf record -- CMD opens them; the child
- *               execs a setuid-root copy of this program, the victim.
+ *               execs a setuid-root copy of this program, the victim;
+ *  cpu_wide_userns: as cpu_wide, from a user namespace of its own, where
+ *               it is root (a container's root): the rules are those of
+ *               nobody, whose CAP_PERFMON counts in the initial one only.
  *
  * and reads its rings once the victim is done.  Root opens the same
  * events (CPU-wide for setuid_exec, where the exec drops the task's
@@ -79,9 +84,11 @@ static const char *const kind_name[NR_KINDS] = {
 	"mmap2", "mmap2+build_id", "mmap3", "uevent", "namespaces", "tracepoint",
 };
 
-enum scope { TASK_BOUND, CPU_WIDE, SETUID_EXEC };
+enum scope { TASK_BOUND, CPU_WIDE, SETUID_EXEC, CPU_WIDE_USERNS };
 
-static const char *const scope_name[] = { "task-bound", "cpu-wide", "setuid-exec" };
+static const char *const scope_name[] = {
+	"task-bound", "cpu-wide", "setuid-exec", "cpu-wide-userns",
+};
 
 /* What the victim does; a bit set in its report is a call that failed. */
 #define ACT_UEVENT	0x01
@@ -594,10 +601,14 @@ observer(const FIXTURE_DATA(privilege) *self, enum scope scope,
 
 	close_others(ready, cmd);
 	err = become_nobody();
+	if (!err && scope == CPU_WIDE_USERNS && unshare(CLONE_NEWUSER))
+		err = "unshare(CLONE_NEWUSER)";
 	if (err) {
 		snprintf(sh->err, sizeof(sh->err), "%s: %s", err, strerror(errno));
 		_exit(1);
 	}
+	if (scope == CPU_WIDE_USERNS)
+		scope = CPU_WIDE;
 	/* After setuid(), which clears it. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (scope == SETUID_EXEC) {
@@ -774,6 +785,9 @@ static void check(struct __test_metadata *_metadata, int level,
 	const struct seen *base = &obs[MMAP2];
 	int k;
 
+	if (scope == CPU_WIDE_USERNS)	/* nobody's rules, as it is */
+		scope = CPU_WIDE;
+
 	/* The control: each action of the victim was there to be seen. */
 	EXPECT_TRUE(ctl[MMAP2].mapping && ctl[MMAP2_BID].mapping &&
 		    ctl[MMAP3].mapping)
@@ -840,15 +854,19 @@ static void check(struct __test_metadata *_metadata, int level,
 		TH_LOG("LEAK: mmap3 saw a mapping that mmap2 did not");
 	EXPECT_FALSE(obs[MMAP3].cold && !(base->cold && obs[MMAP2_BID].cold))
 		TH_LOG("LEAK: mmap3 saw the cold mapping that mmap2 did not");
+	/*
+	 * Another user's message is raw data: a CPU-wide uevent event of
+	 * nobody takes it at level -1 only, as the tracepoint's does; at 0
+	 * it takes nobody's own messages, and root's are not.
+	 */
+	if (scope == CPU_WIDE && level == -1 && !obs[UEVENT].err) {
+		EXPECT_TRUE(obs[UEVENT].secret)
+			TH_LOG("level -1: the CPU-wide uevent event missed root's message");
+	}
 	for (k = 0; k < NR_KINDS; k++) {
-		/*
-		 * The secret reaches events that see every task of a CPU,
-		 * which only levels -1 and 0 give nobody, as they give it
-		 * every mapping; the tracepoint's raw data is level -1's.
-		 */
 		EXPECT_FALSE(obs[k].secret &&
 			     !((k == UEVENT || k == TRACEPOINT) &&
-			       scope == CPU_WIDE && level <= 0 && base->mapping))
+			       scope == CPU_WIDE && level == -1 && base->mapping))
 			TH_LOG("LEAK: %s saw the uevent secret", kind_name[k]);
 		EXPECT_FALSE(obs[k].token && !base->mapping)
 			TH_LOG("LEAK: %s saw the secret folder's name",
@@ -1096,6 +1114,11 @@ TEST_F_TIMEOUT(privilege, setuid_exec, 60)
 	run_scope(_metadata, self, variant->level, SETUID_EXEC);
 }
 
+TEST_F_TIMEOUT(privilege, cpu_wide_userns, 60)
+{
+	run_scope(_metadata, self, variant->level, CPU_WIDE_USERNS);
+}
+
 /*
  * The other way round: nobody writing into root's events.  At every
  * level, 4 KiB messages that nobody sends as fast as it can on CPU 0 take
@@ -1108,7 +1131,7 @@ TEST_F_TIMEOUT(privilege, setuid_exec, 60)
 #define FLOOD_COMMS	100
 
 struct flood {
-	long uevents, lost, comms;
+	long uevents, dropped, lost, comms;
 	size_t uevent_bytes;
 };
 
@@ -1124,7 +1147,10 @@ static void flood_record(const unsigned char *rec, size_t size, void *arg)
 		f->uevent_bytes += size;
 	} else if (h->type == PERF_RECORD_LOST) {
 		memcpy(&lost, rec + 16, sizeof(lost));
-		f->lost += lost;
+		if (h->misc & PERF_RECORD_MISC_LOST_UEVENT)
+			f->dropped += lost;
+		else
+			f->lost += lost;
 	} else if (h->type == PERF_RECORD_COMM &&
 		   u32_at(rec + 12) == (uint32_t)gettid() &&
 		   !strncmp((const char *)rec + 16, "flood-", 6)) {
@@ -1174,12 +1200,14 @@ TEST_F_TIMEOUT(privilege, flood, 60)
 
 	ring_each(&r, flood_record, &f);
 	size = ((struct perf_event_mmap_page *)r.base)->data_size;
-	ksft_print_msg("paranoid %d, nobody floods root's cpu-wide event: %ld messages (%zu of %zu bytes), %ld lost, %ld of %d COMM records\n",
-		       variant->level, f.uevents, f.uevent_bytes, size, f.lost,
-		       f.comms, FLOOD_COMMS);
+	ksft_print_msg("paranoid %d, nobody floods root's cpu-wide event: %ld messages (%zu of %zu bytes), %ld dropped, %ld records lost, %ld of %d COMM records\n",
+		       variant->level, f.uevents, f.uevent_bytes, size, f.dropped,
+		       f.lost, f.comms, FLOOD_COMMS);
 	EXPECT_LT(0, f.uevents);
 	EXPECT_GE(size / 2, f.uevent_bytes);
-	EXPECT_EQ(FLOOD_MESSAGES, f.uevents + f.lost);
+	EXPECT_EQ(FLOOD_MESSAGES, f.uevents + f.dropped);
+	/* Dropped messages are counted apart: no record of root's was lost. */
+	EXPECT_EQ(0, f.lost);
 	EXPECT_EQ(FLOOD_COMMS, f.comms);
 	munmap(r.base, r.len);
 	close(r.fd);
