@@ -68,7 +68,35 @@ TEST(blocked_child_is_hung)
 	waitpid(pid, NULL, 0);
 }
 
-TEST(computing_child_is_waited_for)
+/* Children that take three stall windows and exit, each in its way. */
+FIXTURE(slow_child) {
+};
+
+FIXTURE_VARIANT(slow_child) {
+	bool sleeps;
+};
+
+FIXTURE_VARIANT_ADD(slow_child, computing) {
+	.sleeps = false,
+};
+
+/*
+ * As a task whose reads complete slowly: no CPU time to speak of, and a
+ * wake-up far more often than a window ends.
+ */
+FIXTURE_VARIANT_ADD(slow_child, sleeping_and_waking) {
+	.sleeps = true,
+};
+
+FIXTURE_SETUP(slow_child)
+{
+}
+
+FIXTURE_TEARDOWN(slow_child)
+{
+}
+
+TEST_F(slow_child, is_waited_for)
 {
 	volatile struct fdk_report *rep = report();
 	double end = now() + 3 * window();
@@ -80,31 +108,12 @@ TEST(computing_child_is_waited_for)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		while (now() < end)
-			n++;
-		_exit(0);
-	}
-	ASSERT_EQ(1, fdk_wait(pid, rep, &status));
-	EXPECT_TRUE(WIFEXITED(status));
-}
-
-TEST(sleeping_and_waking_child_is_waited_for)
-{
-	volatile struct fdk_report *rep = report();
-	double end = now() + 3 * window();
-	int status;
-	pid_t pid;
-
-	ASSERT_NE(NULL, rep);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		/*
-		 * As a task whose reads complete slowly: no CPU time to speak
-		 * of, and a wake-up far more often than a window ends.
-		 */
-		while (now() < end)
-			usleep(10000);
+		while (now() < end) {
+			if (variant->sleeps)
+				usleep(10000);
+			else
+				n++;
+		}
 		_exit(0);
 	}
 	ASSERT_EQ(1, fdk_wait(pid, rep, &status));
