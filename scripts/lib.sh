@@ -241,13 +241,13 @@ number_repeats() {
 	awk '{ print $0 " #" ++c[$0] }' | LC_ALL=C sort
 }
 
-# read_result FILE: the key=value pairs of a SUITE.result line (see
-# scripts/run-suite) as variables r_KEY.
+# read_result FILE: the key=value pairs of a SUITE.result or SUITE.status
+# line (see scripts/sideband_results.py) as variables r_KEY.
 # shellcheck disable=SC2034 # the r_ variables are for the caller
 read_result() {
 	local k v
 	r_passed=0 r_failed=0 r_skipped=0 r_xfail=0 r_xpass=0 r_splats=0
-	r_rc=0 r_seconds=0 r_boot=-
+	r_rc=0 r_seconds=0 r_boot=- r_verdict=-
 	while IFS='=' read -r k v; do
 		[ -n "$k" ] && printf -v "r_$k" '%s' "$v"
 	done < <(tr ' ' '\n' <"$1")

@@ -1,15 +1,48 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The harness's results as Python reads them; imported, never run.
+"""The harness's one result model; imported, never run.
 
-The Python twin of scripts/lib.sh's read_result, for report-kcidb,
-report-junit, check-lava-results and the farm guest's /init: the runs
-a results folder holds (FLAVOR/SUITE.result, written by
-scripts/grade-suite), the key=value lines of their .result and .status
-files, and the top-level results of a suite's TAP.
+A suite's run leaves files under build/results/FLAVOR/ (SUITE.tap, its
+TAP; SUITE.status, "rc=N seconds=S"; SUITE.console and SUITE.dmesg for a
+VM).  grade() reads them once, with the one TAP reader of the harness
+(parse_tap), into one record, SUITE.json, and writes from that record
+the files the shell scripts read: SUITE.result (one key=value line, for
+lib.sh's read_result), SUITE.notes and SUITE.figures.  The summary,
+report-kcidb, report-junit, check-lava-results and the farm guest's
+/init render that record, or parse_tap's cases, and nothing else.
+
+A case (a top-level TAP result line) has one of five statuses, and each
+output renders it the same way (STATUS_IN below):
+  PASS   "ok"                                   passed
+  FAIL   "not ok"                               a failure of the run
+  SKIP   a "# SKIP" directive, ok or not ok     not run; no failure
+  XFAIL  "not ok" with "# TODO", or a test       an expected failure;
+         qemu/expected-failures lists for the   no failure of the run
+         suite, with its reason
+  XPASS  "ok" with "# TODO", or "ok" for a       an unexpected pass; no
+         listed test                            failure, said in the notes
+A run's verdict: MISS (no TAP), ERROR (no exit status, the watchdog's
+124 or the dead VM's 125), FAIL (a FAIL case, a plan that does not match
+the results, a kernel splat, another exit status), or PASS.
 """
 
+import json
 import os
 import re
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# How each output shows a case status: the summary's column, KCIDB's
+# test status (v5 has no waiver: an expected failure ran and says nothing
+# about the code, which is what DONE means), JUnit's element, LAVA's
+# lava-test-case result.
+STATUS_IN = {
+    "PASS": {"summary": "passed", "kcidb": "PASS", "junit": None, "lava": "pass"},
+    "FAIL": {"summary": "failed", "kcidb": "FAIL", "junit": "failure", "lava": "fail"},
+    "SKIP": {"summary": "skipped", "kcidb": "SKIP", "junit": "skipped", "lava": "skip"},
+    "XFAIL": {"summary": "xfail", "kcidb": "DONE", "junit": "skipped", "lava": "skip"},
+    "XPASS": {"summary": "xpass", "kcidb": "PASS", "junit": None, "lava": "pass"},
+}
+COUNTS = ("passed", "failed", "skipped", "xfail", "xpass")
 
 
 def key_values(path):
@@ -17,6 +50,203 @@ def key_values(path):
     try:
         with open(path) as f:
             return dict(w.split("=", 1) for w in f.read().split() if "=" in w)
+    except FileNotFoundError:
+        return None
+
+
+def expected_failures(path=None):
+    """qemu/expected-failures ("suite | test | reason" lines) as
+    {suite: {test: reason}}."""
+    path = path or os.environ.get("SIDEBAND_EXPECTED_FAILURES",
+                                  os.path.join(ROOT, "qemu", "expected-failures"))
+    out = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                fields = line.rstrip("\n").split(" | ")
+                if not line.startswith("#") and len(fields) == 3:
+                    out.setdefault(fields[0], {})[fields[1]] = fields[2]
+    except FileNotFoundError:
+        pass
+    return out
+
+
+RESULT = re.compile(r"(not )?ok [0-9]+\b ?(?:- )?(.*)")
+
+
+def parse_tap(path, expected=None):
+    """The TAP of a run: {"plan": the sum of its plans (run_kselftest.sh
+    prints one stream per collection) or None, "cases": [{"name",
+    "status", "directive", "reason", "subfailures"}], "figures": the text
+    of its "figures:" diagnostics at any depth}.  expected: {test:
+    reason} of the run's suite.  A case's subfailures are up to five of
+    the indented "not ok" lines since the previous top-level result."""
+    expected = expected or {}
+    plan, cases, figures, subs = None, [], [], []
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = re.match(r"[# ]*figures: *(.*)", line)
+            if m:
+                figures.append(m.group(1))
+                continue
+            m = re.match(r"[# ]+(not ok .*)", line)
+            if m:
+                if len(subs) < 5:
+                    subs.append(m.group(1))
+                continue
+            m = re.match(r"1\.\.([0-9]+)", line)
+            if m:
+                plan = (plan or 0) + int(m.group(1))
+                continue
+            m = RESULT.fullmatch(line)
+            if not m:
+                continue
+            ok = not m.group(1)
+            rest = m.group(2)
+            if rest.startswith("# "):
+                name, directive = "", rest[2:]
+            else:
+                name, _, directive = rest.partition(" # ")
+            word = directive.split(" ", 1)[0].upper()
+            reason = directive[len(word):].strip()
+            if word == "SKIP":
+                status = "SKIP"
+            elif word == "TODO":
+                status = "XPASS" if ok else "XFAIL"
+            elif name in expected:
+                status = "XPASS" if ok else "XFAIL"
+                reason = expected[name]
+            else:
+                status = "PASS" if ok else "FAIL"
+                reason = ""
+            cases.append({"name": name, "status": status, "directive": directive,
+                          "reason": reason,
+                          "subfailures": subs if status == "FAIL" else []})
+            subs = []
+    return {"plan": plan, "cases": cases, "figures": figures}
+
+
+def splat_lines(out, patterns):
+    """The lines of OUT.console and OUT.dmesg a splat pattern matches,
+    sorted and unique."""
+    with open(patterns) as f:
+        regexes = [re.compile(p.rstrip("\n")) for p in f
+                   if p.strip() and not p.startswith("#")]
+    found = set()
+    for ext in (".console", ".dmesg"):
+        try:
+            with open(out + ext, errors="replace") as f:
+                for line in f:
+                    if any(r.search(line) for r in regexes):
+                        found.add(line.rstrip("\n"))
+        except FileNotFoundError:
+            pass
+    return sorted(found)
+
+
+def boot_time(out):
+    """vm-run's host timestamp of "vm-run: exec" in OUT.console (QEMU
+    start to the first command), or None."""
+    try:
+        with open(out + ".console", errors="replace") as f:
+            for line in f:
+                m = re.fullmatch(r"\[ *([0-9.]+)\] vm-run: exec", line.rstrip("\n"))
+                if m:
+                    return float(m.group(1))
+    except FileNotFoundError:
+        pass
+    return None
+
+
+def grade(out, expected=None, patterns=None):
+    """Grade the run whose files are OUT.*: the record (see the module's
+    text), written to OUT.json, and OUT.result, OUT.notes, OUT.figures
+    and OUT.splats rendered from it."""
+    suite = os.path.basename(out)
+    flavor = os.path.basename(os.path.dirname(out))
+    if expected is None:
+        expected = expected_failures().get(suite, {})
+    patterns = patterns or os.environ.get(
+        "SIDEBAND_SPLAT_PATTERNS", os.path.join(ROOT, "qemu", "splat-patterns"))
+    notes = []
+    status = key_values(out + ".status")
+    rc = int(status.get("rc", 125)) if status else 125
+    seconds = int(status.get("seconds", 0)) if status else 0
+    if status is None:
+        notes.append("FAIL  no exit status: the suite's run did not end")
+    has_tap = os.path.exists(out + ".tap")
+    if not has_tap:
+        notes.append("FAIL  no TAP output")
+    tap = parse_tap(out + ".tap", expected) if has_tap else \
+        {"plan": None, "cases": [], "figures": []}
+    vm = os.path.exists(out + ".console") or os.path.exists(out + ".dmesg")
+    splats = splat_lines(out, patterns) if vm else []
+    counts = dict.fromkeys(COUNTS, 0)
+    for case in tap["cases"]:
+        counts[STATUS_IN[case["status"]]["summary"]] += 1
+        if case["status"] == "XFAIL":
+            notes.append("XFAIL %s: %s" % (case["name"], case["reason"]))
+        elif case["status"] == "XPASS":
+            notes.append("XPASS %s" % case["name"])
+        elif case["status"] == "FAIL":
+            notes.append("FAIL  " + case["name"])
+            notes.extend("        " + s for s in case["subfailures"])
+    plan_ok = tap["plan"] is not None and tap["plan"] == len(tap["cases"])
+    if not plan_ok:
+        notes.append("FAIL  plan: %s tests, %d results" % (
+            "none" if tap["plan"] is None else tap["plan"], len(tap["cases"])))
+    if status is None or rc == 0:
+        pass
+    elif rc == 124:
+        notes.append("FAIL  killed by the watchdog after %d s (the # timeout: header)" % seconds)
+    elif rc == 125 and vm:
+        notes.append("FAIL  the VM ended without an exit status")
+    else:
+        notes.append("FAIL  the suite exited with status %d" % rc)
+    notes.extend("SPLAT " + s for s in splats[:20])
+    if not has_tap:
+        verdict = "MISS"
+    elif status is None or rc in (124, 125):
+        verdict = "ERROR"
+    elif counts["failed"] or not plan_ok or splats or rc:
+        verdict = "FAIL"
+    else:
+        verdict = "PASS"
+    record = {"suite": suite, "flavor": flavor, "verdict": verdict, "rc": rc,
+              "seconds": seconds, "boot": boot_time(out) if vm else None,
+              "vm": vm, "plan": tap["plan"], "counts": counts,
+              "cases": tap["cases"], "splats": splats, "notes": notes,
+              "figures": tap["figures"]}
+    with open(out + ".json", "w") as f:
+        json.dump(record, f, indent=1)
+        f.write("\n")
+    # The shell's view: one key=value line; a plan that does not match
+    # counts as one failure more, so that failed=0 means no failure.
+    failed = counts["failed"] + (0 if plan_ok else 1)
+    with open(out + ".result", "w") as f:
+        f.write("verdict=%s passed=%d failed=%d skipped=%d xfail=%d xpass=%d "
+                "splats=%d rc=%d seconds=%d boot=%s\n" % (
+                    verdict, counts["passed"], failed, counts["skipped"],
+                    counts["xfail"], counts["xpass"], len(splats), rc, seconds,
+                    "-" if record["boot"] is None else "%.3f" % record["boot"]))
+    for ext, lines in ((".notes", notes), (".figures", tap["figures"]),
+                       (".splats", splats if vm else None)):
+        if lines is None:
+            continue
+        if lines or ext == ".splats":
+            with open(out + ext, "w") as f:
+                f.write("".join(line + "\n" for line in lines))
+        elif os.path.exists(out + ext):
+            os.remove(out + ext)
+    return record
+
+
+def load(out):
+    """The record grade() wrote for the run OUT, or None."""
+    try:
+        with open(out + ".json") as f:
+            return json.load(f)
     except FileNotFoundError:
         return None
 
@@ -29,25 +259,6 @@ def runs(results):
         if not os.path.isdir(folder):
             continue
         for entry in sorted(os.listdir(folder)):
-            if entry.endswith(".result"):
-                out.append((flavor, entry[:-7], os.path.join(folder, entry[:-7])))
-    return out
-
-
-def tap_results(path):
-    """(name, status, comment) of each top-level result of a TAP file:
-    status PASS, FAIL or SKIP (a "# SKIP" directive on an ok line)."""
-    out = []
-    with open(path, errors="replace") as f:
-        for line in f:
-            m = re.match(r"(not )?ok [0-9]+ ?(- )?(.*)", line.rstrip("\n"))
-            if not m:
-                continue
-            name, _, directive = m.group(3).partition(" # ")
-            if m.group(1):
-                out.append((name, "FAIL", directive))
-            elif directive.upper().startswith("SKIP"):
-                out.append((name, "SKIP", directive[4:].strip()))
-            else:
-                out.append((name, "PASS", directive))
+            if entry.endswith(".json"):
+                out.append((flavor, entry[:-5], os.path.join(folder, entry[:-5])))
     return out
