@@ -190,7 +190,10 @@ def grade(out, expected=None, patterns=None):
         elif case["status"] == "XPASS":
             notes.append("XPASS %s" % case["name"])
         elif case["status"] == "FAIL":
-            notes.append("FAIL  " + case["name"])
+            # The runner's directive says how it failed: "exit=1",
+            # "TIMEOUT 300 seconds".
+            notes.append("FAIL  " + case["name"] +
+                         (" # " + case["directive"] if case["directive"] else ""))
             notes.extend("        " + s for s in case["subfailures"])
     plan_ok = tap["plan"] is not None and tap["plan"] == len(tap["cases"])
     if not plan_ok:
