@@ -32,33 +32,38 @@ die() {
 	exit 1
 }
 
-# flavor_field FLAVOR COLUMN: one column of kernel-config/flavors (the
-# fragments column is everything from column 4 on).
-flavor_field() {
-	local line
-	line=$(awk -v f="$1" '$1 == f' "$SIDEBAND_ROOT/kernel-config/flavors")
-	[ -n "$line" ] || die "unknown flavor '$1' (see kernel-config/flavors)"
-	awk -v c="$2" '{ out = $c; for (i = c + 1; c == 4 && i <= NF; i++) out = out " " $i; print out }' <<<"$line"
+# The tables (kernel-config/flavors and sources, outgoing/postings) are
+# read by scripts/sideband_tables.py alone, by column name.
+# table_get TABLE KEY COLUMN: one value; table_rows TABLE COLUMN...: those
+# columns of every row, tab-separated; table_keys TABLE: the first column.
+table_get() {
+	"$SIDEBAND_ROOT/scripts/sideband_tables.py" get "$@" || die "see above"
+}
+table_rows() {
+	"$SIDEBAND_ROOT/scripts/sideband_tables.py" rows "$@" || die "see above"
+}
+table_keys() {
+	"$SIDEBAND_ROOT/scripts/sideband_tables.py" keys "$1" || die "see above"
 }
 
 # flavors: every flavour of kernel-config/flavors, in table order.  The
 # first is the primary one: the series kernel `make` builds and tests.
-flavors() { awk '!/^#/ && NF { print $1 }' "$SIDEBAND_ROOT/kernel-config/flavors"; }
+flavors() { table_keys flavors; }
 primary_flavor() { flavors | head -n1; }
 
 # The source tree (e.g. linux-6.12) a flavor builds from, the out-of-tree
 # modules built for it ("-": none; NAME is built by scripts/build-NAME),
 # and its config fragments.
-flavor_source() { flavor_field "$1" 2; }
-flavor_modules() { flavor_field "$1" 3; }
-flavor_fragments() { flavor_field "$1" 4; }
+flavor_source() { table_get flavors "$1" source; }
+flavor_modules() { table_get flavors "$1" modules; }
+flavor_fragments() { table_get flavors "$1" fragments; }
 # The tree of the primary flavour: the base with the series applied, where
 # perf, the kselftests, checkpatch and the mails come from.
 series_tree() { flavor_source "$(primary_flavor)"; }
 tree_dir() { echo "$SIDEBAND_BUILD/src/$1"; }
 # The cached pristine git repository of TREE's source package (shared by
 # the trees of one package; see prepare-tree).
-base_repo() { echo "$SIDEBAND_CACHE/base/$(source_field "$1" 2).git"; }
+base_repo() { echo "$SIDEBAND_CACHE/base/$(source_field "$1" package).git"; }
 # obj_dir TREE NAME: a kernel build folder (O=) of TREE.  It is a folder
 # of the tree itself (ignored by the kernel's .gitignore), so that kbuild
 # names sources by relative paths ("../kernel/fork.c"): every tree's
@@ -96,7 +101,7 @@ tree_flavor() {
 flavor_userland() {
 	local tree
 	tree=$(flavor_source "$1")
-	if [ "$(source_field "$tree" 5)" != - ]; then
+	if [ "$(source_field "$tree" series)" != - ]; then
 		echo "$tree"
 	else
 		series_tree
@@ -156,19 +161,12 @@ suite_path() {
 	esac
 }
 # suite_header FILE KEY: the value of FILE's "# KEY:" header line.
-suite_header() { sed -n "s/^# $2: *//p" "$1" | head -n1; }
+suite_header() { "$SIDEBAND_ROOT/scripts/sideband_tables.py" header "$1" "$2"; }
 
-# sources_table: kernel-config/sources, or SIDEBAND_SOURCES (the harness's
-# tests use a table of their own).
-sources_table() { echo "${SIDEBAND_SOURCES:-$SIDEBAND_ROOT/kernel-config/sources}"; }
-# source_field TREE COLUMN: one column of kernel-config/sources (the series
-# column is everything from column 5 on).
-source_field() {
-	local line
-	line=$(awk -v t="$1" '$1 == t' "$(sources_table)")
-	[ -n "$line" ] || die "unknown source tree '$1' (see kernel-config/sources)"
-	awk -v c="$2" '{ out = $c; for (i = c + 1; c == 5 && i <= NF; i++) out = out " " $i; print out }' <<<"$line"
-}
+# source_field TREE COLUMN: one column (package, version, from, series) of
+# kernel-config/sources, or of SIDEBAND_SOURCES (the harness's tests use a
+# table of their own).
+source_field() { table_get sources "$1" "$2"; }
 
 # system_suite: the Debian suite of this machine (bookworm); the sources
 # table's packages "from" it are installed by scripts/install-deps, the
@@ -198,7 +196,7 @@ kmake() {
 # order, one per line, as paths relative to the clone (patches/0001-...).
 series_files() {
 	local d
-	for d in $(source_field "$1" 5); do
+	for d in $(source_field "$1" series); do
 		folder_patches "$d"
 	done
 }

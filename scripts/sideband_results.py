@@ -28,6 +28,10 @@ the results, a kernel splat, another exit status), or PASS.
 import json
 import os
 import re
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in scripts/
+from sideband_tables import expected_failures  # noqa: E402,F401 (grade() uses it)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -52,23 +56,6 @@ def key_values(path):
             return dict(w.split("=", 1) for w in f.read().split() if "=" in w)
     except FileNotFoundError:
         return None
-
-
-def expected_failures(path=None):
-    """qemu/expected-failures ("suite | test | reason" lines) as
-    {suite: {test: reason}}."""
-    path = path or os.environ.get("SIDEBAND_EXPECTED_FAILURES",
-                                  os.path.join(ROOT, "qemu", "expected-failures"))
-    out = {}
-    try:
-        with open(path) as f:
-            for line in f:
-                fields = line.rstrip("\n").split(" | ")
-                if not line.startswith("#") and len(fields) == 3:
-                    out.setdefault(fields[0], {})[fields[1]] = fields[2]
-    except FileNotFoundError:
-        pass
-    return out
 
 
 RESULT = re.compile(r"(not )?ok [0-9]+\b ?(?:- )?(.*)")

@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The harness's tables, read here and nowhere else.
+
+  flavors            kernel-config/flavors: the kernels the harness builds
+  sources            kernel-config/sources (or $SIDEBAND_SOURCES): the
+                     trees they are made from, and their series folders
+  postings           outgoing/postings (or $SIDEBAND_OUTGOING/postings):
+                     how the series is mailed
+  expected-failures  qemu/expected-failures (or
+                     $SIDEBAND_EXPECTED_FAILURES): "suite | test | reason"
+  suite headers      the "# KEY: value" lines of a qemu/suites/ file
+
+Each table is whitespace-separated columns with "#" comments; COLUMNS
+names them, and the last column takes the rest of the line (fragments,
+series folders, a subject prefix).  Python imports this module; shell
+calls it through scripts/lib.sh (table_get, table_rows, suite_header),
+by column name:
+
+  sideband_tables.py keys TABLE             the first column, one per line
+  sideband_tables.py get TABLE KEY COLUMN   one value (exit 1: no such row)
+  sideband_tables.py rows TABLE COLUMN...   those columns of every row,
+                                            tab-separated
+  sideband_tables.py header FILE KEY        a suite header's value
+"""
+
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+COLUMNS = {
+    "flavors": ("name", "source", "modules", "fragments"),
+    "sources": ("name", "package", "version", "from", "series"),
+    "postings": ("name", "folder", "patches", "tree", "prefix"),
+}
+
+
+def path_of(table):
+    if table == "flavors":
+        return os.path.join(ROOT, "kernel-config", "flavors")
+    if table == "sources":
+        return os.environ.get("SIDEBAND_SOURCES") or os.path.join(ROOT, "kernel-config", "sources")
+    if table == "postings":
+        outgoing = os.environ.get("SIDEBAND_OUTGOING") or os.path.join(ROOT, "outgoing")
+        return os.path.join(outgoing, "postings")
+    raise KeyError("no table %r (tables: %s)" % (table, ", ".join(COLUMNS)))
+
+
+def rows(table):
+    """The rows of TABLE, in order, as {column: value}."""
+    names = COLUMNS[table]
+    out = []
+    with open(path_of(table)) as f:
+        for line in f:
+            words = line.split()
+            if not words or words[0].startswith("#"):
+                continue
+            if len(words) < len(names):
+                raise ValueError("%s: %r has %d columns, not %d (%s)" % (
+                    path_of(table), line.strip(), len(words), len(names), " ".join(names)))
+            last = len(names) - 1
+            out.append(dict(zip(names, words[:last] + [" ".join(words[last:])])))
+    return out
+
+
+def row(table, key):
+    """The row of TABLE whose first column is KEY."""
+    for r in rows(table):
+        if r[COLUMNS[table][0]] == key:
+            return r
+    raise KeyError("no %s row %r (see %s)" % (table, key, os.path.relpath(path_of(table), ROOT)))
+
+
+def expected_failures(path=None):
+    """qemu/expected-failures as {suite: {test: reason}}."""
+    path = path or os.environ.get("SIDEBAND_EXPECTED_FAILURES",
+                                  os.path.join(ROOT, "qemu", "expected-failures"))
+    out = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                fields = line.rstrip("\n").split(" | ")
+                if not line.startswith("#") and len(fields) == 3:
+                    out.setdefault(fields[0], {})[fields[1]] = fields[2]
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def suite_header(path, key):
+    """The value of a suite file's first "# KEY:" line; "" if none."""
+    prefix = "# %s:" % key
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith(prefix):
+                return line[len(prefix):].strip()
+    return ""
+
+
+def main(argv):
+    try:
+        if len(argv) == 2 and argv[0] == "keys":
+            first = COLUMNS[argv[1]][0]
+            print("\n".join(r[first] for r in rows(argv[1])))
+        elif len(argv) == 4 and argv[0] == "get":
+            if argv[3] not in COLUMNS[argv[1]]:
+                raise KeyError("%s has no column %r (%s)" % (
+                    argv[1], argv[3], " ".join(COLUMNS[argv[1]])))
+            print(row(argv[1], argv[2])[argv[3]])
+        elif len(argv) >= 3 and argv[0] == "rows":
+            for c in argv[2:]:
+                if c not in COLUMNS[argv[1]]:
+                    raise KeyError("%s has no column %r" % (argv[1], c))
+            for r in rows(argv[1]):
+                print("\t".join(r[c] for c in argv[2:]))
+        elif len(argv) == 3 and argv[0] == "header":
+            print(suite_header(argv[1], argv[2]))
+        else:
+            print(__doc__.split("\n\n")[-1], file=sys.stderr)
+            return 2
+    except BrokenPipeError:
+        # A reader that stopped early (head -n1) is no error; devnull
+        # takes the rest, so that the exit's flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (KeyError, ValueError, OSError) as e:
+        print("sideband_tables: %s" % (e.args[0] if isinstance(e, KeyError) else e),
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
