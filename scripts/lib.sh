@@ -143,10 +143,6 @@ suite_env() {
 		"SIDEBAND_KSELFTEST=$(kselftest_dir "$userland")" \
 		"SIDEBAND_SELFTESTS=$(own_selftests_dir)"
 }
-# exec_time CONSOLE: the boot time of a vm-run console log (its --console
-# file): the host's timestamp of the line "vm-run: exec", QEMU start to
-# the first command; nothing if the guest never got there.
-exec_time() { sed -n 's/^\[ *\([0-9.]*\)\] vm-run: exec$/\1/p' "$1" 2>/dev/null | head -n1; }
 
 # Suites (see Documentation/harness.md): executables of qemu/suites/, each
 # with a "# flavors:" header (kernel flavours, or "host") and an optional
