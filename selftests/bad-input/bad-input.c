@@ -52,6 +52,7 @@
 #include <linux/prctl.h>
 
 #include "kselftest.h"
+#include "read-file.h"
 #include "write-file.h"
 
 /* The words of the table say 4096 and 4097. */
@@ -374,25 +375,6 @@ static const char *expected_name(const struct bad_case *c)
 			    errno_name(c->err);
 }
 
-/* The content of a small file, without its last newline; 0 or -errno. */
-static int read_file(const char *path, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	if (n && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
-}
-
 static void knob_path(char *path, size_t size, const char *knob)
 {
 	snprintf(path, size, "%s/%s", TRACING, knob);
@@ -666,22 +648,10 @@ static int trace_listen(bool on)
 static int trace_lines(void)
 {
 	static char text[64 * 1024];
-	const char *p = text;
-	ssize_t n, got = 0;
-	int fd, lines = 0;
 
-	fd = open(INSTANCE "/trace", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_file(INSTANCE "/trace", text, sizeof(text)))
 		return -1;
-	while ((n = read(fd, text + got, sizeof(text) - 1 - got)) > 0)
-		got += n;
-	close(fd);
-	text[got] = '\0';
-	while ((p = strstr(p, " uevent: type="))) {
-		lines++;
-		p++;
-	}
-	return lines;
+	return count_text(text, " uevent: type=");
 }
 
 static int run_uevent(const struct bad_case *c, char *note, size_t len)

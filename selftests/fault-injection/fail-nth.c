@@ -41,6 +41,7 @@
 #include <linux/prctl.h>
 
 #include "kselftest.h"
+#include "read-file.h"
 #include "write-file.h"
 
 #define DEBUGFS		"/sys/kernel/debug"
@@ -182,22 +183,6 @@ static bool fail_nth_met(void)
 	/* Back to nothing pending (its own copy may be the point: fine). */
 	pwrite(fail_fd, "0", 1, 0);
 	return met;
-}
-
-static int read_text(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
 }
 
 /* The paths */
@@ -357,15 +342,21 @@ static void mmap3_after(int ret, struct tally *t)
 		note(t, "drop_caches: %s", strerror(-err));
 }
 
-static void mmap3_check(struct tally *t)
+/* Each call that succeeded (MADE of them) has its record of TYPE in the ring. */
+static void check_records(struct tally *t, uint32_t type, const char *name, int made)
 {
 	uint64_t lost;
-	int records = ring_count(&ring, PERF_RECORD_MMAP3, &lost);
+	int records = ring_count(&ring, type, &lost);
 
-	if (records != mappings)
-		note(t, "%d mappings made, %d MMAP3 records", mappings, records);
+	if (records != made)
+		note(t, "%d calls succeeded, %d %s records", made, records, name);
 	else
-		ksft_print_msg("mmap3: %d records\n", records);
+		ksft_print_msg("%s: %d records\n", name, records);
+}
+
+static void mmap3_check(struct tally *t)
+{
+	check_records(t, PERF_RECORD_MMAP3, "MMAP3", mappings);
 }
 
 static void mmap3_teardown(void)
@@ -396,13 +387,7 @@ static void unshare_after(int ret, struct tally *t)
 
 static void unshare_check(struct tally *t)
 {
-	uint64_t lost;
-	int records = ring_count(&ring, PERF_RECORD_NAMESPACES, &lost);
-
-	if (records != unshares)
-		note(t, "%d unshares made, %d NAMESPACES records", unshares, records);
-	else
-		ksft_print_msg("namespaces: %d records\n", records);
+	check_records(t, PERF_RECORD_NAMESPACES, "NAMESPACES", unshares);
 }
 
 static char pid_text[16];
@@ -462,7 +447,7 @@ static void knob_after(int ret, struct tally *t)
 	const char *want = knob_values[ret ? !knob_turn : knob_turn];
 	char now[32];
 
-	if (read_text(knob, now, sizeof(now)))
+	if (read_file(knob, now, sizeof(now)))
 		note(t, "%s cannot be read back", knob);
 	else if (strcmp(now, want))
 		note(t, "%s reads '%s' after a write that %s, not '%s'", knob, now,
@@ -650,23 +635,12 @@ static void restore(void)
 static int kmemleak_objects(void)
 {
 	static char text[64 * 1024];
-	const char *p = text;
-	int fd, n = 0;
-	ssize_t got = 0, r;
+	int n;
 
-	if (write_file(DEBUGFS "/kmemleak", "scan") || write_file(DEBUGFS "/kmemleak", "scan"))
+	if (write_file(DEBUGFS "/kmemleak", "scan") || write_file(DEBUGFS "/kmemleak", "scan") ||
+	    read_file(DEBUGFS "/kmemleak", text, sizeof(text)))
 		return -1;
-	fd = open(DEBUGFS "/kmemleak", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while ((r = read(fd, text + got, sizeof(text) - 1 - got)) > 0)
-		got += r;
-	close(fd);
-	text[got] = '\0';
-	while ((p = strstr(p, "unreferenced object"))) {
-		n++;
-		p++;
-	}
+	n = count_text(text, "unreferenced object");
 	/* The report's first lines, as TAP diagnostics. */
 	if (n) {
 		char *line = strtok(text, "\n");
@@ -695,7 +669,7 @@ int main(void)
 		ksft_exit_skip("no failslab or fail_usercopy in debugfs\n");
 
 	for (size_t i = 0; i < NR_KNOBS; i++) {
-		if (read_text(knobs[i][0], saved[i], sizeof(saved[i])) ||
+		if (read_file(knobs[i][0], saved[i], sizeof(saved[i])) ||
 		    write_file(knobs[i][0], knobs[i][1])) {
 			restore();
 			ksft_exit_fail_msg("%s: cannot set it\n", knobs[i][0]);
