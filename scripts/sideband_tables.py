@@ -99,6 +99,10 @@ def suite_header(path, key):
 
 
 def main(argv):
+    if len(argv) >= 2 and argv[0] in ("keys", "get", "rows") and argv[1] not in COLUMNS:
+        print("sideband_tables: no table %r (tables: %s)" % (argv[1], ", ".join(COLUMNS)),
+              file=sys.stderr)
+        return 1
     try:
         if len(argv) == 2 and argv[0] == "keys":
             first = COLUMNS[argv[1]][0]
