@@ -10,7 +10,7 @@ J ?= $(shell nproc)
 .PHONY: all check test deps tree kernel perf selftests initramfs \
 	dev-tree export check-deps checkpatch shellcheck bisect sparse kernel-doc htmldocs bad-input \
 	test-harness test-grading series-mail range-diff bench summary clean help \
-	guest-image lava-jobs
+	guest-image lava-jobs suites
 
 all:		## main job: the series kernel, perf, kselftests, their suites, summary
 	@scripts/pipeline -j $(J)
@@ -96,6 +96,9 @@ summary:	## print the summary of the last run again
 
 clean:		## remove build/ (the cache in ~/.cache/sideband stays)
 	rm -rf build
+
+suites:		## the suites, their flavours and watchdogs, from their files (markdown)
+	@scripts/sideband_tables.py suites
 
 help:		## list the targets
 	@sed -n 's/^\([a-z-]*\):[^#]*## \(.*\)/  \1\t\2/p' $(MAKEFILE_LIST) | expand -t 16

@@ -22,9 +22,12 @@ by column name:
   sideband_tables.py rows TABLE COLUMN...   those columns of every row,
                                             tab-separated
   sideband_tables.py header FILE KEY        a suite header's value
+  sideband_tables.py suites                 the suites and their headers,
+                                            as a markdown table (make suites)
 """
 
 import os
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -98,6 +101,35 @@ def suite_header(path, key):
     return ""
 
 
+def suite_about(path):
+    """The comment that opens a suite file (after its SPDX line, before
+    its headers), as one line."""
+    words = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("#!") or "SPDX-License-Identifier" in line:
+                continue
+            if not line.startswith("#") or re.match(r"# [a-z]+:", line):
+                break
+            words.append(line[1:].strip())
+    return " ".join(w for w in words if w)
+
+
+def suites_table():
+    """Every suite of qemu/suites (or $SIDEBAND_SUITES): its flavours, its
+    watchdog and what it runs, from the file itself."""
+    folder = os.environ.get("SIDEBAND_SUITES") or os.path.join(ROOT, "qemu", "suites")
+    lines = ["| suite | flavours | watchdog | what it runs |", "| --- | --- | --- | --- |"]
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            continue
+        lines.append("| `%s` | %s | %s s | %s |" % (
+            name, suite_header(path, "flavors"), suite_header(path, "timeout") or "600",
+            suite_about(path).replace("|", "\\|")))
+    return "\n".join(lines)
+
+
 def main(argv):
     if len(argv) >= 2 and argv[0] in ("keys", "get", "rows") and argv[1] not in COLUMNS:
         print("sideband_tables: no table %r (tables: %s)" % (argv[1], ", ".join(COLUMNS)),
@@ -118,6 +150,8 @@ def main(argv):
                     raise KeyError("%s has no column %r" % (argv[1], c))
             for r in rows(argv[1]):
                 print("\t".join(r[c] for c in argv[2:]))
+        elif argv == ["suites"]:
+            print(suites_table())
         elif len(argv) == 3 and argv[0] == "header":
             print(suite_header(argv[1], argv[2]))
         else:
