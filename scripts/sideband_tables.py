@@ -39,20 +39,29 @@ COLUMNS = {
 }
 
 
+def columns(table, wanted=()):
+    """TABLE's column names; KeyError naming what is missing if TABLE or
+    one of WANTED is not one of them."""
+    if table not in COLUMNS:
+        raise KeyError("no table %r (tables: %s)" % (table, ", ".join(COLUMNS)))
+    for c in wanted:
+        if c not in COLUMNS[table]:
+            raise KeyError("%s has no column %r (%s)" % (table, c, " ".join(COLUMNS[table])))
+    return COLUMNS[table]
+
+
 def path_of(table):
     if table == "flavors":
         return os.path.join(ROOT, "kernel-config", "flavors")
     if table == "sources":
         return os.environ.get("SIDEBAND_SOURCES") or os.path.join(ROOT, "kernel-config", "sources")
-    if table == "postings":
-        outgoing = os.environ.get("SIDEBAND_OUTGOING") or os.path.join(ROOT, "outgoing")
-        return os.path.join(outgoing, "postings")
-    raise KeyError("no table %r (tables: %s)" % (table, ", ".join(COLUMNS)))
+    outgoing = os.environ.get("SIDEBAND_OUTGOING") or os.path.join(ROOT, "outgoing")
+    return os.path.join(outgoing, "postings")
 
 
 def rows(table):
     """The rows of TABLE, in order, as {column: value}."""
-    names = COLUMNS[table]
+    names = columns(table)
     out = []
     with open(path_of(table)) as f:
         for line in f:
@@ -70,7 +79,7 @@ def rows(table):
 def row(table, key):
     """The row of TABLE whose first column is KEY."""
     for r in rows(table):
-        if r[COLUMNS[table][0]] == key:
+        if r[columns(table)[0]] == key:
             return r
     raise KeyError("no %s row %r (see %s)" % (table, key, os.path.relpath(path_of(table), ROOT)))
 
@@ -131,23 +140,15 @@ def suites_table():
 
 
 def main(argv):
-    if len(argv) >= 2 and argv[0] in ("keys", "get", "rows") and argv[1] not in COLUMNS:
-        print("sideband_tables: no table %r (tables: %s)" % (argv[1], ", ".join(COLUMNS)),
-              file=sys.stderr)
-        return 1
     try:
         if len(argv) == 2 and argv[0] == "keys":
-            first = COLUMNS[argv[1]][0]
+            first = columns(argv[1])[0]
             print("\n".join(r[first] for r in rows(argv[1])))
         elif len(argv) == 4 and argv[0] == "get":
-            if argv[3] not in COLUMNS[argv[1]]:
-                raise KeyError("%s has no column %r (%s)" % (
-                    argv[1], argv[3], " ".join(COLUMNS[argv[1]])))
+            columns(argv[1], argv[3:])
             print(row(argv[1], argv[2])[argv[3]])
         elif len(argv) >= 3 and argv[0] == "rows":
-            for c in argv[2:]:
-                if c not in COLUMNS[argv[1]]:
-                    raise KeyError("%s has no column %r" % (argv[1], c))
+            columns(argv[1], argv[2:])
             for r in rows(argv[1]):
                 print("\t".join(r[c] for c in argv[2:]))
         elif argv == ["suites"]:

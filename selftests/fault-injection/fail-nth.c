@@ -61,7 +61,7 @@ struct ring {
 
 /* What one path counts while it runs. */
 struct tally {
-	int calls, ok, injected;
+	int ok, injected;
 	int errs[8], nerrs;	/* errnos seen, each once */
 	char bad[160];		/* the first thing that went wrong */
 };
@@ -78,13 +78,19 @@ struct path {
 	void (*teardown)(void);
 };
 
-static int ring_open(struct ring *r, struct perf_event_attr *attr)
+/* ATTR made a dummy software event on this task, its other bits kept. */
+static void dummy_event(struct perf_event_attr *attr)
 {
 	attr->type = PERF_TYPE_SOFTWARE;
 	attr->size = sizeof(*attr);
 	attr->config = PERF_COUNT_SW_DUMMY;
 	attr->exclude_kernel = 1;
 	attr->exclude_hv = 1;
+}
+
+static int ring_open(struct ring *r, struct perf_event_attr *attr)
+{
+	dummy_event(attr);
 	r->fd = syscall(__NR_perf_event_open, attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (r->fd < 0)
 		return -errno;
@@ -237,14 +243,11 @@ static void ring_teardown(void)
 
 static int uevent_trace_setup(void)
 {
-	int err;
-
 	message_size = sizeof(message);
 	memset(message, 't', sizeof(message));
 	if (mkdir(INSTANCE, 0755) && errno != EEXIST)
 		return -errno;
-	err = write_file(INSTANCE "/events/perf/uevent/enable", "1");
-	return err;
+	return write_file(INSTANCE "/events/perf/uevent/enable", "1");
 }
 
 static void instance_teardown(void)
@@ -255,18 +258,19 @@ static void instance_teardown(void)
 }
 
 static struct perf_event_attr open_attr = {
-	.type = PERF_TYPE_SOFTWARE,
-	.size = sizeof(struct perf_event_attr),
-	.config = PERF_COUNT_SW_DUMMY,
 	.disabled = 1,
-	.exclude_kernel = 1,
-	.exclude_hv = 1,
 	.namespaces = 1,
 	.uevent = 1,
 	.mmap3 = 1,
 };
 
 static int opened_fd = -1;
+
+static int open_setup(void)
+{
+	dummy_event(&open_attr);
+	return 0;
+}
 
 static int open_call(void)
 {
@@ -532,7 +536,7 @@ static const struct path paths[] = {
 	{ "prctl(PR_TASK_PERF_UEVENT), 1024 bytes, to perf:uevent", "uevent trace", { 0 },
 	  uevent_trace_setup, uevent_call, NULL, NULL, instance_teardown },
 	{ "perf_event_open(namespaces, uevent, mmap3)", "perf open", { ENOMEM, EFAULT },
-	  NULL, open_call, open_after, NULL, NULL },
+	  open_setup, open_call, open_after, NULL, NULL },
 	{ "mmap() of a cold file, to an MMAP3 event", "mmap", { ENOMEM },
 	  mmap3_setup, mmap3_call, mmap3_after, mmap3_check, mmap3_teardown },
 	{ "unshare(CLONE_NEWUTS), to a namespaces event", "unshare", { ENOMEM },
@@ -580,7 +584,6 @@ static void run_path(const struct path *p, char *figures, size_t size)
 		}
 		ret = p->call();
 		met = fail_nth_met();
-		t.calls++;
 		t.injected += met;
 		if (p->after)
 			p->after(ret, &t);
