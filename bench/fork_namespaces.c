@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fork+exit+wait with no perf event, with a dummy event on the task, and
- * with a namespaces event: what PERF_RECORD_NAMESPACES costs a fork.
+ * with a namespaces event, without and with the namespaces' ids: what
+ * PERF_RECORD_NAMESPACES costs a fork.
  */
 #include <sys/wait.h>
 #include "bench.h"
@@ -46,6 +47,11 @@ int main(void)
 	attr.namespaces = 1;
 	bench_event_open(&ev, &attr);
 	bench_row("fork+exit", "namespaces event", fork_loop(&ev), "<= 1.10");
+	bench_event_close(&ev);
+
+	attr.namespace_ids = 1;
+	bench_event_open(&ev, &attr);
+	bench_row("fork+exit", "namespaces event, ids", fork_loop(&ev), "<= 1.10");
 	bench_event_close(&ev);
 	return 0;
 }

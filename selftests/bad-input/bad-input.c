@@ -190,10 +190,18 @@ static const struct bad_case cases[] = {
 		  .attr = { .namespaces = 1 }, .who = NOBODY_PERFMON, .paranoid = "2"),
 	PERF_OPEN("`attr.__reserved_1`",
 		  "its highest bit (bit 63 of the flags)", EINVAL,
-		  .attr = { .__reserved_1 = 1ULL << 21 }, .bit = 63),
+		  .attr = { .__reserved_1 = 1ULL << 20 }, .bit = 63),
 	PERF_OPEN("`attr.__reserved_1`",
-		  "its lowest bit (bit 42 of the flags, just above `attr.mmap3`)", EINVAL,
-		  .attr = { .__reserved_1 = 1 }, .bit = 42),
+		  "its lowest bit (bit 43 of the flags, just above `attr.namespace_ids`)",
+		  EINVAL, .attr = { .__reserved_1 = 1 }, .bit = 43),
+	PERF_OPEN("`attr.namespace_ids`", "without `attr.namespaces`", EINVAL,
+		  .attr = { .namespace_ids = 1 }),
+	PERF_OPEN("`attr.namespace_ids`", "with `attr.namespaces`, as nobody, "
+		  "`perf_event_paranoid` 2", EACCES,
+		  .attr = { .namespaces = 1, .namespace_ids = 1 }, .who = NOBODY,
+		  .paranoid = "2"),
+	PERF_OPEN("`attr.namespace_ids`", "with `attr.namespaces`, as root (valid)", 0,
+		  .attr = { .namespaces = 1, .namespace_ids = 1 }),
 	PERF_OPEN("`attr.size`",
 		  "8 bytes past the kernel's struct, one of them nonzero, with `attr.mmap3`",
 		  E2BIG, .attr = { .mmap3 = 1 }, .size_tail = true),
@@ -548,6 +556,7 @@ static int run_attr(const struct bad_case *c, char *note, size_t len)
 			base.namespaces = 0;
 			base.mmap3 = 0;
 			base.uevent = 0;
+			base.namespace_ids = 0;
 			if (open_event(&base, c->cpu_wide))
 				_exit(CHILD_FAIL + STEP_BASELINE);
 			_exit(open_event(&attr, c->cpu_wide));

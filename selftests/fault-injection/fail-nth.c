@@ -260,6 +260,7 @@ static void instance_teardown(void)
 static struct perf_event_attr open_attr = {
 	.disabled = 1,
 	.namespaces = 1,
+	.namespace_ids = 1,
 	.uevent = 1,
 	.mmap3 = 1,
 };
@@ -379,7 +380,7 @@ static int unshares;
 
 static int unshare_setup(void)
 {
-	struct perf_event_attr attr = { .namespaces = 1 };
+	struct perf_event_attr attr = { .namespaces = 1, .namespace_ids = 1 };
 
 	unshares = 0;
 	return ring_open(&ring, &attr);
@@ -535,11 +536,11 @@ static const struct path paths[] = {
 	  uevent_large_setup, uevent_call, NULL, uevent_perf_check, ring_teardown },
 	{ "prctl(PR_TASK_PERF_UEVENT), 1024 bytes, to perf:uevent", "uevent trace", { 0 },
 	  uevent_trace_setup, uevent_call, NULL, NULL, instance_teardown },
-	{ "perf_event_open(namespaces, uevent, mmap3)", "perf open", { ENOMEM, EFAULT },
+	{ "perf_event_open(namespaces, namespace_ids, uevent, mmap3)", "perf open", { ENOMEM, EFAULT },
 	  open_setup, open_call, open_after, NULL, NULL },
 	{ "mmap() of a cold file, to an MMAP3 event", "mmap", { ENOMEM },
 	  mmap3_setup, mmap3_call, mmap3_after, mmap3_check, mmap3_teardown },
-	{ "unshare(CLONE_NEWUTS), to a namespaces event", "unshare", { ENOMEM },
+	{ "unshare(CLONE_NEWUTS), to a namespaces event with ids", "unshare", { ENOMEM },
 	  unshare_setup, unshare_call, unshare_after, unshare_check, ring_teardown },
 	{ "fork() of a task the process tracer follows", "fork", { ENOMEM },
 	  tracer_setup, fork_call, fork_after, NULL, instance_teardown },

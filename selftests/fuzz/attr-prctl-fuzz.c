@@ -4,14 +4,15 @@
  * points for a bounded time, as the user it runs as.
  *
  * Each round opens a perf event with a random mix of the side-band bits
- * the series adds or changes (namespaces, uevent, mmap3, with mmap,
- * mmap2, build_id, mmap_data, inherit, enable_on_exec...), sometimes a
- * bad attr size or reserved bits, on this task, a child or a CPU; then
- * makes random PR_TASK_PERF_UEVENT calls (types past 32 bits, sizes 0 to
- * past the limit, pointers to nothing, to the kernel, to the end of a
- * mapping; flags), maps ELF and other files, forks, unshares, reads and
- * closes.  Every failure must carry one of the errnos the interfaces
- * document; the kernel must not splat (the harness checks dmesg).
+ * the series adds or changes (namespaces and their ids, uevent, mmap3,
+ * with mmap, mmap2, build_id, mmap_data, inherit, enable_on_exec...),
+ * sometimes a bad attr size or reserved bits, on this task, a child or a
+ * CPU; then makes random PR_TASK_PERF_UEVENT calls (types past 32 bits,
+ * sizes 0 to past the limit, pointers to nothing, to the kernel, to the
+ * end of a mapping; flags), maps ELF and other files, forks, unshares,
+ * reads and closes.  Every failure must carry one of the errnos the
+ * interfaces document; the kernel must not splat (the harness checks
+ * dmesg).
  *
  * Every kind of fd it can make (sockets, a pipe through /proc, character
  * devices, a perf event, memfd, tmpfs and 9p files) is mapped under MMAP3
@@ -98,6 +99,7 @@ static struct perf_event_attr random_attr(void)
 	attr.build_id = chance(20);
 	attr.mmap_data = chance(30);
 	attr.namespaces = chance(30);
+	attr.namespace_ids = chance(30);
 	attr.uevent = chance(60);
 	attr.comm = chance(30);
 	attr.task = chance(30);
@@ -109,7 +111,7 @@ static struct perf_event_attr random_attr(void)
 	if (chance(5))
 		attr.size = rnd() % (sizeof(attr) + 64);
 	if (chance(5))
-		attr.__reserved_1 = 1ULL << (rnd() % 24);
+		attr.__reserved_1 = 1ULL << (rnd() % 21);
 	return attr;
 }
 

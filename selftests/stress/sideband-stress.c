@@ -199,6 +199,7 @@ static void *opener(void *arg)
 
 		n++;
 		attr.namespaces = n & 1;
+		attr.namespace_ids = attr.namespaces && (n & 32);
 		attr.uevent = !!(n & 2);
 		attr.mmap = 1;
 		attr.mmap_data = !!(n & 8);
