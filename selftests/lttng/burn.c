@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * burn: spin until this process has used MS milliseconds of CPU time, for
- * the pidns-cpu test.  Prints its pid namespace first, as "dev:ino" of
- * /proc/self/ns/pid the way stat(2) gives them, then the CPU time used.
+ * the pidns-cpu test.  Prints its pid namespace first, named as ns-name.h
+ * names /proc/self/ns/pid, then the CPU time used.
  *
  * usage: burn MS
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <time.h>
+
+#include "ns-name.h"
 
 static double cpu_ms(void)
 {
@@ -22,7 +23,7 @@ static double cpu_ms(void)
 int main(int argc, char **argv)
 {
 	volatile unsigned long spin = 0;	/* work the compiler keeps */
-	struct stat st;
+	char pidns[64];
 	double ms;
 
 	ms = argc == 2 ? atof(argv[1]) : 0;
@@ -30,12 +31,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: burn MS\n");
 		return 1;
 	}
-	if (stat("/proc/self/ns/pid", &st)) {
+	if (ns_name("/proc/self/ns/pid", pidns, sizeof(pidns))) {
 		perror("/proc/self/ns/pid");
 		return 1;
 	}
-	printf("pidns %llu:%llu\n", (unsigned long long)st.st_dev,
-	       (unsigned long long)st.st_ino);
+	printf("pidns %s\n", pidns);
 	fflush(stdout);
 	while (cpu_ms() < ms)
 		for (int i = 0; i < 10000; i++)

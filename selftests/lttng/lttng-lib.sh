@@ -79,3 +79,14 @@ field() {
 		echo "${BASH_REMATCH[1]}"
 	fi
 }
+
+# within DIR NAME NS MS: pidns-cpu's report (DIR/report) gives namespace
+# NS MS ms of CPU time, +- 10%; DIR/NAME is what its burner printed.
+within() {
+	local got
+	got=$(awk -v id="$3" '$1 == id { print $5 }' "$1/report")
+	echo "# figures: pidns-cpu: namespace $2 burnt $(sed -n 's/^cpu //p' "$1/$2"), attributed ${got:-nothing} ms"
+	check "namespace $2 ($3): ${4} ms within 10%" \
+		"$(awk -v got="${got:-0}" -v want="$4" \
+			'BEGIN { print (got >= want * 0.9 && got <= want * 1.1) ? "yes" : "no (" got ")" }')" yes
+}

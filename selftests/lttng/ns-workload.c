@@ -14,12 +14,13 @@
  *
  * Every task prints one "task" line: its global tid (the first of NSpid,
  * read from /proc, which is the caller's), its tid in each pid namespace
- * from level 0 down (NSpid) and, for each /proc/self/ns/NAME, "dev:ino"
- * as stat(2) gives them (st_dev as a number).  Every parent prints a
- * "fork" line: the child, and its own pid_for_children right after the
- * fork.  Once every task has printed, O runs CMD (the test asks LTTng for
- * a statedump there), then lets every task exit: I first, since T2 is the
- * init of I's pid namespace and its exit would SIGKILL I.
+ * from level 0 down (NSpid) and, for each /proc/self/ns/NAME, its name as
+ * ns-name.h gives it: "dev:ino" as stat(2) gives them, and "/id" where the
+ * kernel has namespace ids.  Every parent prints a "fork" line: the child,
+ * and its own pid_for_children right after the fork.  Once every task has
+ * printed, O runs CMD (the test asks LTTng for a statedump there), then
+ * lets every task exit: I first, since T2 is the init of I's pid namespace
+ * and its exit would SIGKILL I.
  *
  * usage: ns-workload CMD [ARG...]
  */
@@ -35,6 +36,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "ns-name.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -72,17 +75,14 @@ static void out(const char *fmt, ...)
 		die("write");
 }
 
-/* ns_id: "dev:ino" of /proc/self/ns/NAME, as stat(2) gives them. */
+/* ns_id: the name of /proc/self/ns/NAME (ns-name.h). */
 static void ns_id(const char *name, char *buf, size_t size)
 {
 	char path[64];
-	struct stat st;
 
 	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
-	if (stat(path, &st))
+	if (ns_name(path, buf, size))
 		die(path);
-	snprintf(buf, size, "%llu:%llu", (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino);
 }
 
 /* nspid: the NSpid line of /proc/self/status, "a,b,c" (level 0 first). */

@@ -19,7 +19,13 @@
  *
  * A namespace is named "dev:ino", dev being the device number as stat(2)
  * gives st_dev (ns_dev, new_encode_dev() encoded) and ino the inode
- * number.  A task's CPU time is the time from a sched_switch that puts it
+ * number, then "/id" where the events carry the namespace's 64-bit id
+ * (ns_id, parent_ns_id, child_ns_id: lttng-modules on Linux 6.18 and
+ * later).  With ids, namespaces are told apart by id: nsfs reuses the
+ * inode number of a freed namespace, so two namespaces of one trace can
+ * share dev:ino.
+ *
+ * A task's CPU time is the time from a sched_switch that puts it
  * on a CPU to the next sched_switch on that CPU; it goes to the task's
  * pid namespace ("cpu"), and to that namespace and every namespace it is
  * nested in ("nested").  Time before the first sched_switch of a CPU,
@@ -27,7 +33,7 @@
  *
  * It prints the tree, one namespace a line, indented under its parent:
  *
- *   DEV:INO level L cpu MS ms nested MS ms tasks N: TID/VTID ...
+ *   DEV:INO[/ID] level L cpu MS ms nested MS ms tasks N: TID/VTID ...
  *
  * (VTID: the task's tid in that namespace), then the tasks that ran 1 ms
  * or more with their namespace, the idle time, the time of tasks whose
@@ -45,6 +51,7 @@
 
 struct pidns {
 	uint64_t dev, ino;
+	uint64_t id;		/* ns_id; 0: the trace has no ids */
 	int level;		/* -1: not known */
 	int parent;		/* index in nss[], -1: not known */
 	uint64_t cpu;		/* ns of CPU time of its own tasks */
@@ -82,17 +89,20 @@ static void *xrealloc(void *p, size_t size)
 	return p;
 }
 
-/* ns_get: the index of namespace DEV:INO in nss[], added if new. */
-static int ns_get(uint64_t dev, uint64_t ino)
+/* ns_get: the index of namespace DEV:INO (ID, if not 0) in nss[], added
+ * if new.
+ */
+static int ns_get(uint64_t dev, uint64_t ino, uint64_t id)
 {
 	int i;
 
 	for (i = 0; i < nr_nss; i++)
-		if (nss[i].dev == dev && nss[i].ino == ino)
+		if (id ? nss[i].id == id :
+		    !nss[i].id && nss[i].dev == dev && nss[i].ino == ino)
 			return i;
 	nss = xrealloc(nss, (nr_nss + 1) * sizeof(*nss));
-	nss[nr_nss] = (struct pidns){ .dev = dev, .ino = ino, .level = -1,
-				      .parent = -1 };
+	nss[nr_nss] = (struct pidns){ .dev = dev, .ino = ino, .id = id,
+				      .level = -1, .parent = -1 };
 	return nr_nss++;
 }
 
@@ -198,6 +208,20 @@ static int64_t int_member(const bt_field *s, const char *name)
 	return integer(member(s, name));
 }
 
+/* ns_member: namespace PREFIXns_{dev,inum,id} of S (no id: 0). */
+static int ns_member(const bt_field *s, const char *prefix)
+{
+	char dev[32], ino[32], id[32];
+	const bt_field *f;
+
+	snprintf(dev, sizeof(dev), "%sns_dev", prefix);
+	snprintf(ino, sizeof(ino), "%sns_inum", prefix);
+	snprintf(id, sizeof(id), "%sns_id", prefix);
+	f = bt_field_structure_borrow_member_field_by_name_const(s, id);
+	return ns_get(int_member(s, dev), int_member(s, ino),
+		      f ? (uint64_t)integer(f) : 0);
+}
+
 /* The last pid_ns statedump event: the next one of the same task, one
  * level up, names the parent of its namespace.
  */
@@ -208,7 +232,7 @@ static void statedump_pid_ns(const bt_field *p)
 {
 	int64_t tid = int_member(p, "tid");
 	int level = (int)int_member(p, "ns_level");
-	int ns = ns_get(int_member(p, "ns_dev"), int_member(p, "ns_inum"));
+	int ns = ns_member(p, "");
 
 	nss[ns].level = level;
 	if (tid == last_tid && level == last_level - 1)
@@ -224,10 +248,8 @@ static void process_fork(const bt_field *p)
 {
 	const bt_field *vtids = member(p, "vtids");
 	uint64_t n = bt_field_array_get_length(vtids);
-	int child = ns_get(int_member(p, "child_ns_dev"),
-			   int_member(p, "child_ns_inum"));
-	int parent = ns_get(int_member(p, "parent_ns_dev"),
-			    int_member(p, "parent_ns_inum"));
+	int child = ns_member(p, "child_");
+	int parent = ns_member(p, "parent_");
 
 	if (!n)
 		return;
@@ -402,6 +424,14 @@ static int by_cpu(const void *a, const void *b)
 	return (x->cpu < y->cpu) - (x->cpu > y->cpu);
 }
 
+/* print_name: "dev:ino", and "/id" if the trace gave one. */
+static void print_name(int ns)
+{
+	printf("%" PRIu64 ":%" PRIu64, nss[ns].dev, nss[ns].ino);
+	if (nss[ns].id)
+		printf("/%" PRIu64, nss[ns].id);
+}
+
 static void print_ns(int ns, int depth)
 {
 	size_t i;
@@ -409,8 +439,9 @@ static void print_ns(int ns, int depth)
 
 	for (i = 0; i < nr_tasks; i++)
 		n += sorted[i].ns == ns;
-	printf("%*s%" PRIu64 ":%" PRIu64 " level ", 2 * depth, "",
-	       nss[ns].dev, nss[ns].ino);
+	printf("%*s", 2 * depth, "");
+	print_name(ns);
+	printf(" level ");
 	if (nss[ns].level >= 0)
 		printf("%d", nss[ns].level);
 	else
@@ -436,8 +467,7 @@ static void print_busiest(void)
 	for (i = 0; i < nr_tasks && sorted[i].cpu >= 1000000; i++) {
 		printf("%" PRId64 " ", sorted[i].tid);
 		if (sorted[i].ns >= 0)
-			printf("%" PRIu64 ":%" PRIu64, nss[sorted[i].ns].dev,
-			       nss[sorted[i].ns].ino);
+			print_name(sorted[i].ns);
 		else
 			printf("?");
 		printf(" %.3f ms\n", sorted[i].cpu / 1e6);
@@ -470,7 +500,7 @@ int main(int argc, char **argv)
 		for (up = ns; up >= 0; up = nss[up].parent)
 			nss[up].nested += nss[ns].cpu;
 
-	printf("pid namespaces (dev:ino), their CPU time, and their tasks (tid/vtid):\n");
+	printf("pid namespaces (dev:ino[/id]), their CPU time, and their tasks (tid/vtid):\n");
 	for (ns = 0; ns < nr_nss; ns++)
 		if (nss[ns].parent < 0)
 			print_ns(ns, 0);
