@@ -73,6 +73,16 @@ static void unexpected(const char *what, int err)
 	printf("# unexpected errno from %s: %d (%s)\n", what, err, strerror(err));
 }
 
+/* The width of attr.__reserved_1, which every new attr bit narrows. */
+static unsigned int reserved_1_bits(void)
+{
+	volatile unsigned long long all = ~0ULL;	/* no constant overflow */
+	struct perf_event_attr a = { 0 };
+
+	a.__reserved_1 = all;
+	return __builtin_popcountll(a.__reserved_1);
+}
+
 static struct perf_event_attr random_attr(void)
 {
 	struct perf_event_attr attr;
@@ -111,7 +121,7 @@ static struct perf_event_attr random_attr(void)
 	if (chance(5))
 		attr.size = rnd() % (sizeof(attr) + 64);
 	if (chance(5))
-		attr.__reserved_1 = 1ULL << (rnd() % 21);
+		attr.__reserved_1 = 1ULL << (rnd() % reserved_1_bits());
 	return attr;
 }
 
