@@ -37,11 +37,15 @@ static inline int ns_name(const char *path, char *buf, size_t size)
 	}
 	n = snprintf(buf, size, "%llu:%llu", (unsigned long long)st.st_dev,
 		     (unsigned long long)st.st_ino);
-	if (!ioctl(fd, NS_GET_ID, &id))
-		n += snprintf(buf + n, size - n, "/%llu", id);
-	else if (errno != ENOTTY)	/* ENOTTY: a kernel without ids */
-		n = -1;
+	if (n >= 0 && (size_t)n < size) {
+		if (!ioctl(fd, NS_GET_ID, &id))
+			n += snprintf(buf + n, size - n, "/%llu", id);
+		else if (errno != ENOTTY)	/* ENOTTY: a kernel without ids */
+			n = -1;
+	}
 	close(fd);
+	if (n >= 0 && (size_t)n >= size)
+		errno = ERANGE;
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
