@@ -80,6 +80,14 @@ field() {
 	fi
 }
 
+# pidns_report DIR: pidns-cpu's report of DIR/trace into DIR/report,
+# shown as diagnostics; a trace that lost events ends the test, failed.
+pidns_report() {
+	"$bin/pidns-cpu" "$1/trace" >"$1/report"
+	cut -c1-200 "$1/report" | sed 's/^/# /'
+	grep -q '^lost events: 0$' "$1/report" || { ktap_test_fail "the trace lost events"; ktap_finished; }
+}
+
 # within DIR NAME NS MS: pidns-cpu's report (DIR/report) gives namespace
 # NS MS ms of CPU time, +- 10%; DIR/NAME is what its burner printed.
 within() {
