@@ -9,7 +9,7 @@ J ?= $(shell nproc)
 
 .PHONY: all check test deps tree kernel perf selftests initramfs \
 	dev-tree export check-deps checkpatch shellcheck bisect sparse kernel-doc htmldocs bad-input \
-	test-harness test-grading series-mail range-diff bench summary clean help \
+	matrix test-harness test-grading series-mail range-diff bench summary clean help \
 	guest-image lava-jobs suites
 
 all:		## main job: the series kernel, perf, kselftests, their suites, summary
@@ -62,6 +62,10 @@ shellcheck:	## shellcheck over the project's scripts (TAP)
 
 bisect:		## the base and every prefix of the series build, -Werror (TAP)
 	@scripts/check-bisect
+
+matrix:		## the series builds on every arch, compiler and config of kernel-config/matrix (TAP)
+	@scripts/install-deps --matrix
+	@scripts/check-build-matrix
 
 sparse:		## no new sparse warning in the files the series changes (TAP)
 	@scripts/check-sparse

@@ -269,6 +269,7 @@ __ktap_test() {
 }
 ktap_test_pass() { __ktap_test ok "$1"; KTAP_CNT_PASS=$((KTAP_CNT_PASS + 1)); }
 ktap_test_fail() { __ktap_test "not ok" "$1"; KTAP_CNT_FAIL=$((KTAP_CNT_FAIL + 1)); }
+ktap_test_skip() { __ktap_test ok "$1 # SKIP"; KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1)); }
 ktap_print_totals() {
 	echo "# Totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL xfail:0 xpass:0 skip:$KTAP_CNT_SKIP error:0"
 }

@@ -7,6 +7,7 @@
                      trees they are made from, and their series folders
   postings           outgoing/postings (or $SIDEBAND_OUTGOING/postings):
                      how the series is mailed
+  matrix             kernel-config/matrix: the build matrix
   expected-failures  qemu/expected-failures (or
                      $SIDEBAND_EXPECTED_FAILURES): "suite | test | reason"
   suite headers      the "# KEY: value" lines of a qemu/suites/ file
@@ -36,6 +37,7 @@ COLUMNS = {
     "flavors": ("name", "source", "modules", "fragments"),
     "sources": ("name", "package", "version", "from", "series"),
     "postings": ("name", "folder", "patches", "tree", "prefix"),
+    "matrix": ("name", "arch", "cross", "cc", "w", "config"),
 }
 
 
@@ -51,8 +53,8 @@ def columns(table, wanted=()):
 
 
 def path_of(table):
-    if table == "flavors":
-        return os.path.join(ROOT, "kernel-config", "flavors")
+    if table in ("flavors", "matrix"):
+        return os.path.join(ROOT, "kernel-config", table)
     if table == "sources":
         return os.environ.get("SIDEBAND_SOURCES") or os.path.join(ROOT, "kernel-config", "sources")
     outgoing = os.environ.get("SIDEBAND_OUTGOING") or os.path.join(ROOT, "outgoing")
