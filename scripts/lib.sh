@@ -183,6 +183,8 @@ kmake() {
 	local src=$1 out=$2
 	shift 2
 	# LOCALVERSION= (set, empty): no "+" for a tree that is not at a tag.
+	# ARCH and CC may be given again in the arguments: make takes the
+	# last assignment of a variable on its command line.
 	make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
 		KBUILD_BUILD_USER=sideband KBUILD_BUILD_HOST=sideband LOCALVERSION= \
 		-j"$(nproc)" "$@"
@@ -226,6 +228,28 @@ series_config() {
 	mkdir -p "$1"
 	cp "$cfg" "$1/.config.series"
 	cmp -s "$1/.config.series" "$1/.config" || cp "$1/.config.series" "$1/.config"
+}
+
+# config_misses CONFIG FRAGMENT...: the requests of the fragments that
+# the .config file CONFIG does not hold, one a line as written.  For each
+# option its last line counts, as merge_config.sh lets a later fragment
+# override an earlier one (debug.config turns off one of base.config's).
+config_misses() {
+	local cfg=$1 line sym
+	shift
+	awk '/^CONFIG_[^=]*=|^# CONFIG_[^ ]* is not set$/ {
+		sym = $0; sub(/^# /, "", sym); sub(/[= ].*/, "", sym); last[sym] = $0 }
+		END { for (sym in last) print last[sym] }' "$@" | while read -r line; do
+		case $line in
+		CONFIG_*=*) grep -qxF "$line" "$cfg" && continue ;;
+		*)
+			sym=${line#\# }
+			sym=${sym%% *}
+			grep -q "^$sym=" "$cfg" || continue
+			;;
+		esac
+		echo "$line"
+	done
 }
 
 # number_repeats: standard input's lines, each repeat of a line numbered
