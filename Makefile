@@ -8,7 +8,7 @@ FLAVOR ?=
 J ?= $(shell nproc)
 
 .PHONY: all check test deps tree kernel perf selftests initramfs \
-	dev-tree export check-deps checkpatch shellcheck bisect sparse kernel-doc htmldocs bad-input \
+	dev-tree export check-deps checkpatch shellcheck bisect sparse w1 kernel-doc htmldocs bad-input \
 	matrix test-harness test-grading series-mail range-diff bench summary clean help \
 	guest-image lava-jobs suites
 
@@ -69,6 +69,9 @@ matrix:		## the series builds on every arch, compiler and config of kernel-confi
 
 sparse:		## no new sparse warning in the files the series changes (TAP)
 	@scripts/check-sparse
+
+w1:		## no new gcc W=1 warning in the files the series changes (TAP)
+	@scripts/check-w1
 
 kernel-doc:	## no new kernel-doc warning in the files the series changes (TAP)
 	@scripts/check-kernel-doc

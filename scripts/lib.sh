@@ -252,6 +252,38 @@ config_misses() {
 	done
 }
 
+# built_objects OUT FILES: the objects in OUT of the C files among FILES
+# (paths in the tree, one a line), one per line (kernel/fork.o).
+built_objects() {
+	local c
+	grep '\.c$' <<<"$2" | while read -r c; do
+		if [ -f "$1/${c%.c}.o" ]; then echo "${c%.c}.o"; fi
+	done
+}
+
+# findings CHECK LOG TREE OUT FILES: what CHECK (W=1 or coccicheck)
+# reported in a kbuild log of TREE (objects in OUT) about FILES (paths in
+# the tree, one a line), one per line as "FILE: MESSAGE", repeats
+# numbered, line numbers left out (the series moves lines).  kbuild
+# names a source by its path from OUT or by its absolute path: FILE
+# either way.  Coccinelle's reports read FILE:LINE:COL-COL: MESSAGE (or
+# FILE:LINE: MESSAGE), and a message may name lines of its own.
+findings() {
+	local pat tree rel
+	case $1 in
+	W=1) pat='s/^([^ :]+):[0-9]+:[0-9]+: warning: (.*)$/\1: \2/p' ;;
+	coccicheck) pat='s/^([^ :]+):[0-9]+(:[0-9]+(-[0-9]+)?)?: (.*)$/\1: \4/p' ;;
+	*) die "findings: no check $1" ;;
+	esac
+	# The two prefixes, as sed matches them literally.
+	{ read -r tree; read -r rel; } < <(printf '%s\n' "$3" "$(realpath --relative-to="$4" "$3")" |
+		sed 's/[][\\.*^$|]/\\&/g')
+	sed -e "s|^$tree/||" -e "s|^$rel/||" "$2" | sed -nE "$pat" |
+		sed -E 's/line [0-9]+/line N/g' |
+		awk -F': ' 'NR == FNR { mine[$0]; next } $1 in mine' <(echo "$5") - |
+		number_repeats
+}
+
 # number_repeats: standard input's lines, each repeat of a line numbered
 # ("msg #1", "msg #2"), sorted in the C locale: comm(1) on two such lists
 # then compares how often each line occurs, not only whether it does.

@@ -37,7 +37,7 @@ COLUMNS = {
     "flavors": ("name", "source", "modules", "fragments"),
     "sources": ("name", "package", "version", "from", "series"),
     "postings": ("name", "folder", "patches", "tree", "prefix"),
-    "matrix": ("name", "arch", "cross", "cc", "w", "config"),
+    "matrix": ("name", "arch", "cross", "cc", "checks", "config"),
 }
 
 
