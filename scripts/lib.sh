@@ -266,22 +266,35 @@ built_objects() {
 # the tree, one a line), one per line as "FILE: MESSAGE", repeats
 # numbered, line numbers left out (the series moves lines).  kbuild
 # names a source by its path from OUT or by its absolute path: FILE
-# either way.  Coccinelle's reports read FILE:LINE:COL-COL: MESSAGE (or
-# FILE:LINE: MESSAGE), and a message may name lines of its own.
+# either way; a reported path it cannot read as the tree's stops the
+# script, since every finding would be dropped unseen.  Coccinelle's
+# reports read FILE:LINE:COL-COL: MESSAGE (or FILE:LINE: MESSAGE), and a
+# message may name lines of its own; the compiler's own lines in a
+# coccicheck log (it compiles too) are not its reports.
 findings() {
-	local pat tree rel
+	local pat tree rel found
 	case $1 in
 	W=1) pat='s/^([^ :]+):[0-9]+:[0-9]+: warning: (.*)$/\1: \2/p' ;;
-	coccicheck) pat='s/^([^ :]+):[0-9]+(:[0-9]+(-[0-9]+)?)?: (.*)$/\1: \4/p' ;;
+	coccicheck) pat='/^[^ :]+:[0-9]+:[0-9]+: (warning|note|error): /d
+		s/^([^ :]+):[0-9]+(:[0-9]+(-[0-9]+)?)?: (.*)$/\1: \4/p' ;;
 	*) die "findings: no check $1" ;;
 	esac
 	# The two prefixes, as sed matches them literally.
 	{ read -r tree; read -r rel; } < <(printf '%s\n' "$3" "$(realpath --relative-to="$4" "$3")" |
 		sed 's/[][\\.*^$|]/\\&/g')
-	sed -e "s|^$tree/||" -e "s|^$rel/||" "$2" | sed -nE "$pat" |
-		sed -E 's/line [0-9]+/line N/g' |
+	found=$(sed -e "s|^$tree/||" -e "s|^$rel/||" "$2" | sed -nE "$pat")
+	if grep -qE '^(/|\.\./)' <<<"$found"; then
+		die "$2: paths not of $3: $(grep -E '^(/|\.\./)' <<<"$found" | head -n1)"
+	fi
+	[ -n "$found" ] || return 0
+	sed -E 's/line [0-9]+/line N/g' <<<"$found" |
 		awk -F': ' 'NR == FNR { mine[$0]; next } $1 in mine' <(echo "$5") - |
 		number_repeats
+}
+
+# renumber: findings' lines of two lists, numbered again as one.
+renumber() {
+	sed 's/ #[0-9]*$//' | number_repeats
 }
 
 # number_repeats: standard input's lines, each repeat of a line numbered
