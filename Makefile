@@ -7,7 +7,7 @@ SUITES ?=
 FLAVOR ?=
 J ?= $(shell nproc)
 
-.PHONY: all check test deps tree kernel perf selftests initramfs \
+.PHONY: all check check-full test deps tree kernel perf selftests initramfs \
 	dev-tree export check-deps checkpatch shellcheck bisect sparse w1 kernel-doc htmldocs bad-input \
 	matrix test-harness test-grading series-mail range-diff bench summary clean help \
 	guest-image lava-jobs suites
@@ -15,8 +15,11 @@ J ?= $(shell nproc)
 all:		## main job: the series kernel, perf, kselftests, their suites, summary
 	@scripts/pipeline -j $(J)
 
-check:		## the test suite: every flavour and suite, host checks included
+check:		## the test suite (CI): the series and base kernels' suites, host checks
 	@scripts/pipeline --check -j $(J)
+
+check-full:	## make check, plus every commit's build and the debug and lts flavours
+	@scripts/pipeline --check --full -j $(J)
 
 test:		## run the suites (SUITES=...) on what is already built
 	@scripts/pipeline --no-build -j $(J) $(SUITES)

@@ -130,13 +130,16 @@ def suites_table():
     """Every suite of qemu/suites (or $SIDEBAND_SUITES): its flavours, its
     watchdog and what it runs, from the file itself."""
     folder = os.environ.get("SIDEBAND_SUITES") or os.path.join(ROOT, "qemu", "suites")
-    lines = ["| suite | flavours | watchdog | what it runs |", "| --- | --- | --- | --- |"]
+    lines = ["| suite | flavours | in make check | watchdog | what it runs |",
+             "| --- | --- | --- | --- | --- |"]
     for name in sorted(os.listdir(folder)):
         path = os.path.join(folder, name)
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             continue
-        lines.append("| `%s` | %s | %s s | %s |" % (
-            name, suite_header(path, "flavors"), suite_header(path, "timeout") or "600",
+        flavors = suite_header(path, "flavors")
+        lines.append("| `%s` | %s | %s | %s s | %s |" % (
+            name, flavors, suite_header(path, "check") or flavors,
+            suite_header(path, "timeout") or "600",
             suite_about(path).replace("|", "\\|")))
     return "\n".join(lines)
 
