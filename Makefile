@@ -18,7 +18,7 @@ all:		## main job: the series kernel, perf, kselftests, their suites, summary
 check:		## the test suite (CI): the series and base kernels' suites, host checks
 	@scripts/pipeline --check -j $(J)
 
-check-full:	## make check, plus every commit's build and the debug and lts flavours
+check-full:	## make check, plus every commit's build and the debug, kcsan and lts flavours
 	@scripts/pipeline --check --full -j $(J)
 
 test:		## run the suites (SUITES=...) on what is already built

@@ -102,6 +102,24 @@ def expected_failures(path=None):
     return out
 
 
+def known_races(path=None):
+    """qemu/known-races as {title: reason}: KCSAN reports of upstream
+    code, by their title with the offsets left out ("f / g", or "f" for
+    a race of unknown origin)."""
+    path = path or os.environ.get("SIDEBAND_KNOWN_RACES",
+                                  os.path.join(ROOT, "qemu", "known-races"))
+    out = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                fields = line.rstrip("\n").split(" | ")
+                if not line.startswith("#") and len(fields) == 2:
+                    out[fields[0]] = fields[1]
+    except FileNotFoundError:
+        pass
+    return out
+
+
 def suite_header(path, key):
     """The value of a suite file's first "# KEY:" line; "" if none."""
     prefix = "# %s:" % key
