@@ -86,19 +86,23 @@ def row(table, key):
     raise KeyError("no %s row %r (see %s)" % (table, key, os.path.relpath(path_of(table), ROOT)))
 
 
-def expected_failures(path=None):
-    """qemu/expected-failures as {suite: {test: reason}}."""
-    path = path or os.environ.get("SIDEBAND_EXPECTED_FAILURES",
-                                  os.path.join(ROOT, "qemu", "expected-failures"))
-    out = {}
+def bar_rows(path, env, name, width):
+    """The rows of a " | "-separated list (qemu/NAME, or $ENV), as lists
+    of WIDTH fields; comments and other lines left out."""
+    path = path or os.environ.get(env, os.path.join(ROOT, "qemu", name))
     try:
         with open(path) as f:
-            for line in f:
-                fields = line.rstrip("\n").split(" | ")
-                if not line.startswith("#") and len(fields) == 3:
-                    out.setdefault(fields[0], {})[fields[1]] = fields[2]
+            rows = [line.rstrip("\n").split(" | ") for line in f if not line.startswith("#")]
     except FileNotFoundError:
-        pass
+        return []
+    return [r for r in rows if len(r) == width]
+
+
+def expected_failures(path=None):
+    """qemu/expected-failures as {suite: {test: reason}}."""
+    out = {}
+    for suite, test, reason in bar_rows(path, "SIDEBAND_EXPECTED_FAILURES", "expected-failures", 3):
+        out.setdefault(suite, {})[test] = reason
     return out
 
 
@@ -106,18 +110,7 @@ def known_races(path=None):
     """qemu/known-races as {title: reason}: KCSAN reports of upstream
     code, by their title with the offsets left out ("f / g", or "f" for
     a race of unknown origin)."""
-    path = path or os.environ.get("SIDEBAND_KNOWN_RACES",
-                                  os.path.join(ROOT, "qemu", "known-races"))
-    out = {}
-    try:
-        with open(path) as f:
-            for line in f:
-                fields = line.rstrip("\n").split(" | ")
-                if not line.startswith("#") and len(fields) == 2:
-                    out[fields[0]] = fields[1]
-    except FileNotFoundError:
-        pass
-    return out
+    return dict(bar_rows(path, "SIDEBAND_KNOWN_RACES", "known-races", 2))
 
 
 def suite_header(path, key):
