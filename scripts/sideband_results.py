@@ -182,9 +182,10 @@ def grade(out, expected=None, patterns=None):
     vm = os.path.exists(out + ".console") or os.path.exists(out + ".dmesg")
     splats = splat_lines(out, patterns) if vm else []
     known = known_races()
-    for line in [s for s in splats if race_title(s) in known]:
-        splats.remove(line)
-        notes.append("KNOWN %s (qemu/known-races: %s)" % (line, known[race_title(line)]))
+    titles = {line: race_title(line) for line in splats}
+    notes.extend("KNOWN %s (qemu/known-races: %s)" % (line, known[title])
+                 for line, title in titles.items() if title in known)
+    splats = [line for line, title in titles.items() if title not in known]
     counts = dict.fromkeys(COUNTS, 0)
     for case in tap["cases"]:
         counts[STATUS_IN[case["status"]]["summary"]] += 1
