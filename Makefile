@@ -9,7 +9,7 @@ J ?= $(shell nproc)
 
 .PHONY: all check check-full test deps tree kernel perf selftests initramfs \
 	dev-tree export check-deps checkpatch shellcheck bisect sparse w1 kernel-doc htmldocs bad-input \
-	matrix test-harness test-grading series-mail range-diff bench summary clean help \
+	matrix harness grading reports lava series-mail range-diff bench summary clean help \
 	guest-image lava-jobs suites
 
 all:		## main job: the series kernel, perf, kselftests, their suites, summary
@@ -92,11 +92,17 @@ series-mail:	## each posting's next version (outgoing/postings), git am-checked,
 range-diff:	## git range-diff of the lts leg's series against the mainline one
 	@scripts/range-diff-legs
 
-test-harness:	## the harness's own tests (TAP)
+harness:	## the harness's own tests (TAP)
 	@scripts/test-harness
 
-test-grading:	## grade-suite on fixture runs and planted defects (KTAP)
+grading:	## grade-suite on fixture runs and planted defects (KTAP)
 	@scripts/test-grading
+
+reports:	## the KCIDB and JUnit reports of fixture runs, checked (KTAP)
+	@scripts/test-reports
+
+lava:		## LAVA jobs checked, one run by lava-run beside the harness's (as a suite: root)
+	@scripts/run-suite lava
 
 bench:		## run every benchmark in one VM and print the table of ratios
 	@scripts/bench

@@ -158,6 +158,9 @@ suite_path() {
 }
 # suite_header FILE KEY: the value of FILE's "# KEY:" header line.
 suite_header() { "$SIDEBAND_ROOT/scripts/sideband_tables.py" header "$1" "$2"; }
+# suite_contract FILE: FILE's headers, checked, with their defaults:
+# KEY=VALUE lines (flavors, check, uses, lock, timeout, cmdline).
+suite_contract() { "$SIDEBAND_ROOT/scripts/sideband_tables.py" contract "$1"; }
 
 # source_field TREE COLUMN: one column (package, version, from, series) of
 # kernel-config/sources, or of SIDEBAND_SOURCES (the harness's tests use a

@@ -23,6 +23,9 @@ by column name:
   sideband_tables.py rows TABLE COLUMN...   those columns of every row,
                                             tab-separated
   sideband_tables.py header FILE KEY        a suite header's value
+  sideband_tables.py contract FILE          a suite's headers, checked and
+                                            with their defaults, KEY=VALUE
+                                            (suite_contract)
   sideband_tables.py suites                 the suites and their headers,
                                             as a markdown table (make suites)
 """
@@ -137,6 +140,37 @@ def suite_about(path):
     return " ".join(w for w in words if w)
 
 
+SUITE_DEFAULTS = {"timeout": "600"}
+
+
+def suite_contract(path):
+    """A suite's headers, checked, as {key: words}: "flavors" (where it
+    can run: kernel flavours, or host), "check" (where make check runs
+    it: its "# check:" words, all of "flavors" without one, none for
+    "-"), "uses" (the flavours whose builds a host check uses), "lock",
+    "timeout" (600 without one) and "cmdline".  ValueError names the
+    first header that is wrong."""
+    h = {k: suite_header(path, k).split()
+         for k in ("flavors", "check", "uses", "lock", "timeout", "cmdline")}
+    for k, v in SUITE_DEFAULTS.items():
+        h[k] = h[k] or [v]
+    known = ["host"] + [r["name"] for r in rows("flavors")]
+    if not h["flavors"]:
+        raise ValueError("%s has no '# flavors:' header" % path)
+    for w in h["flavors"]:
+        if w not in known:
+            raise ValueError("%s: unknown flavour '%s' (see kernel-config/flavors)" % (path, w))
+    h["check"] = [w for w in h["check"] if w != "-"] if "-" in h["check"] \
+        else h["check"] or list(h["flavors"])
+    for w in h["check"]:
+        if w not in h["flavors"]:
+            raise ValueError("%s: '# check:' names '%s', not in its '# flavors:'" % (path, w))
+    for w in h["uses"]:
+        if w == "host" or w not in known:
+            raise ValueError("%s: '# uses:' names '%s', not a kernel flavour" % (path, w))
+    return h
+
+
 def suites_table():
     """Every suite of qemu/suites (or $SIDEBAND_SUITES): its flavours, its
     watchdog and what it runs, from the file itself."""
@@ -147,11 +181,10 @@ def suites_table():
         path = os.path.join(folder, name)
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             continue
-        flavors = suite_header(path, "flavors")
+        c = suite_contract(path)
         lines.append("| `%s` | %s | %s | %s s | %s |" % (
-            name, flavors, suite_header(path, "check") or flavors,
-            suite_header(path, "timeout") or "600",
-            suite_about(path).replace("|", "\\|")))
+            name, " ".join(c["flavors"]), " ".join(c["check"]) or "-",
+            " ".join(c["timeout"]), suite_about(path).replace("|", "\\|")))
     return "\n".join(lines)
 
 
@@ -171,6 +204,9 @@ def main(argv):
             print(suites_table())
         elif len(argv) == 3 and argv[0] == "header":
             print(suite_header(argv[1], argv[2]))
+        elif len(argv) == 2 and argv[0] == "contract":
+            for k, v in suite_contract(argv[1]).items():
+                print("%s=%s" % (k, " ".join(v)))
         else:
             print(__doc__.split("\n\n")[-1], file=sys.stderr)
             return 2
