@@ -39,7 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COLUMNS = {
     "flavors": ("name", "source", "modules", "fragments"),
     "sources": ("name", "package", "version", "from", "series"),
-    "postings": ("name", "folder", "patches", "tree", "prefix"),
+    "postings": ("name", "folder", "patches", "tree", "after", "prefix"),
     "matrix": ("name", "arch", "cross", "cc", "checks", "config"),
 }
 
