@@ -161,6 +161,8 @@ suite_header() { "$SIDEBAND_ROOT/scripts/sideband_tables.py" header "$1" "$2"; }
 # suite_contract FILE: FILE's headers, checked, with their defaults:
 # KEY=VALUE lines (flavors, check, uses, lock, timeout, cmdline).
 suite_contract() { "$SIDEBAND_ROOT/scripts/sideband_tables.py" contract "$1"; }
+# contract_value CONTRACT KEY: KEY's value in suite_contract's output.
+contract_value() { sed -n "s/^$2=//p" <<<"$1"; }
 
 # source_field TREE COLUMN: one column (package, version, from, series) of
 # kernel-config/sources, or of SIDEBAND_SOURCES (the harness's tests use a
