@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PERF_RECORD_MMAP3: what mmap()+munmap() of an ELF file costs with an
- * MMAP3 event, next to MMAP2 with attr.build_id (the goal: no more than
- * 1.10 times that), plain MMAP2 and no event; then how often each of the
- * two build-id records has the build-id right after the page cache was
- * dropped.
+ * MMAP3 event, next to MMAP2 with attr.build_id and attr.build_id_record
+ * (perf's default; the goal: no more than 1.10 times that), plain MMAP2
+ * and no event; then, right after the page cache was dropped, for how
+ * many mappings each of the two gives the build-id, in the mapping's
+ * record or in the PERF_RECORD_MMAP_BUILD_ID that follows it.
  */
 #include <fcntl.h>
 #include <libgen.h>
@@ -51,12 +52,12 @@ static double loop(int fd, struct bench_event *ev)
 /* The event of each row; attr.mmap plus these bits ("no event": none). */
 static const struct variant {
 	const char *name, *goal;
-	int event, mmap2, build_id, mmap3;
+	int event, mmap2, build_id, build_id_record, mmap3;
 } variants[] = {
-	{ "MMAP2 + build_id", NULL, 1, 1, 1, 0 },
-	{ "MMAP3", "<= 1.10", 1, 0, 0, 1 },
-	{ "MMAP2 (inode)", "scale", 1, 1, 0, 0 },
-	{ "no event", "scale", 0, 0, 0, 0 },
+	{ "MMAP2 + build_id", NULL, 1, 1, 1, 1, 0 },
+	{ "MMAP3", "<= 1.10", 1, 0, 0, 0, 1 },
+	{ "MMAP2 (inode)", "scale", 1, 1, 0, 0, 0 },
+	{ "no event", "scale", 0, 0, 0, 0, 0 },
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
@@ -72,6 +73,7 @@ static double with_event(int fd, const struct variant *v)
 	attr.mmap = 1;
 	attr.mmap2 = v->mmap2;
 	attr.build_id = v->build_id;
+	attr.build_id_record = v->build_id_record;
 	attr.mmap3 = v->mmap3;
 	bench_event_open(&ev, &attr);
 	ns = loop(fd, &ev);
@@ -98,7 +100,11 @@ static void warm(int fd)
 			  bench_median(t[v], RUNS) / 10.0, variants[v].goal);
 }
 
-/* Records of type in the ring that carry a build-id. */
+/*
+ * Mappings whose build-id the ring gives: records of type that carry it,
+ * and PERF_RECORD_MMAP_BUILD_ID records that bring it later (one follows
+ * each record without it, the file being cold each time).
+ */
 static int with_build_id(struct bench_event *ev, uint32_t type)
 {
 	unsigned char *data = (unsigned char *)ev->page + sysconf(_SC_PAGESIZE);
@@ -114,6 +120,8 @@ static int with_build_id(struct bench_event *ev, uint32_t type)
 			n += !!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID);
 		else if (h->type == type)
 			n += data[pos + 72] != 0;	/* build_id_size */
+		else if (h->type == PERF_RECORD_MMAP_BUILD_ID)
+			n += data[pos + 32] != 0;	/* build_id_size */
 		pos += h->size;
 	}
 	return n;
@@ -132,9 +140,11 @@ static void cold(const char *path)
 	attr.mmap = 1;
 	attr.mmap2 = 1;
 	attr.build_id = 1;
+	attr.build_id_record = 1;
 	bench_event_open(&mmap2, &attr);
 	attr.mmap2 = 0;
 	attr.build_id = 0;
+	attr.build_id_record = 0;
 	attr.mmap3 = 1;
 	bench_event_open(&mmap3, &attr);
 	for (i = 0; i < COLD; i++) {
