@@ -35,6 +35,7 @@
 #include <sys/reboot.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -181,6 +182,32 @@ static void mkdirs(const char *path)
 		*p = '/';
 	}
 	mkdir(buf, 0755);
+}
+
+/*
+ * A kernel that has 9p and overlayfs as modules (a distribution's, the
+ * "debian" flavour) comes with them in a second archive that vm-run
+ * appends to the initramfs: /modules/order names them in load order,
+ * dependencies first (scripts/build-kernel).  Nothing to do for the
+ * kernels built here, which have them built in.
+ */
+static void load_modules(void)
+{
+	char path[256], *order, *name, *save;
+	int fd;
+
+	order = slurp("/modules/order", NULL);
+	if (!order)
+		return;
+	for (name = strtok_r(order, "\n", &save); name;
+	     name = strtok_r(NULL, "\n", &save)) {
+		snprintf(path, sizeof(path), "/modules/%s", name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST))
+			fail(path);
+		close(fd);
+	}
+	free(order);
 }
 
 static void build_root(void)
@@ -433,6 +460,7 @@ int main(void)
 	mount("dev", "/dev", "devtmpfs", 0, NULL);
 	con = open("/dev/ttyS0", O_WRONLY | O_NOCTTY | O_CLOEXEC);
 	say("vm-run: init");
+	load_modules();
 	build_root();
 	sethostname("vm", 2);
 	loopback_up();
