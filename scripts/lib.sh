@@ -57,6 +57,9 @@ primary_flavor() { flavors | head -n1; }
 flavor_source() { table_get flavors "$1" source; }
 flavor_modules() { table_get flavors "$1" modules; }
 flavor_fragments() { table_get flavors "$1" fragments; }
+# flavor_is_image FLAVOR: true for a distribution's kernel image (fragments
+# "-"), which build-kernel unpacks from its package rather than compiles.
+flavor_is_image() { [ "$(flavor_fragments "$1")" = - ]; }
 # The tree of the primary flavour: the base with the series applied, where
 # perf, the kselftests, checkpatch and the mails come from.
 series_tree() { flavor_source "$(primary_flavor)"; }
