@@ -6,10 +6,11 @@
  * read only over 9p, under a tmpfs overlay (writes stay in the guest),
  * with fresh proc, sys, dev, tmp and run, the tracing file systems,
  * vm-run's state share on /run/vm-run, the --rw host folders at their
- * host paths and the flavour's modules on /lib/modules.  Then it runs the
- * command vm-run wrote to the share (argv, directory and environment as
- * NUL-separated files: no shell in between), stores its exit status and
- * the kernel log there, and powers off.  One static program, because
+ * host paths and the flavour's modules on /lib/modules.  It credits the
+ * bytes vm-run took from the host's /dev/urandom to the guest's CRNG,
+ * then runs the command vm-run wrote to the share (argv, directory and
+ * environment as NUL-separated files: no shell in between), stores its
+ * exit status and the kernel log there, and powers off.  One static program, because
  * every program loaded from the 9p root costs tens of ms under TCG, and
  * a shell script forks for each step.
  *
@@ -230,8 +231,10 @@ static void seed_crng(void)
 	char *bytes = slurp(STATE "/seed", &len);
 	int fd;
 
-	if (!bytes || len != sizeof(seed.bytes))
+	if (!bytes || len != sizeof(seed.bytes)) {
+		errno = bytes ? EINVAL : errno;
 		fail(STATE "/seed");
+	}
 	memcpy(seed.bytes, bytes, len);
 	free(bytes);
 	seed.info.entropy_count = len * 8;
