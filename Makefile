@@ -10,7 +10,7 @@ J ?= $(shell nproc)
 .PHONY: all check check-full test deps tree kernel perf selftests initramfs \
 	dev-tree export check-deps checkpatch shellcheck bisect sparse w1 kernel-doc htmldocs bad-input \
 	matrix harness grading reports lava series-mail range-diff bench summary clean help \
-	guest-image lava-jobs suites
+	guest-image lava-jobs suites flavors
 
 all:		## main job: the series kernel, perf, kselftests, their suites, summary
 	@scripts/pipeline -j $(J)
@@ -85,7 +85,7 @@ htmldocs:	## the series' Documentation pages build with Sphinx (TAP)
 bad-input:	## Documentation/bad-input.md is what the bad-input test tries (TAP)
 	@scripts/check-bad-input
 
-series-mail:	## each posting's next version (outgoing/postings), git am-checked, dry-run git send-email
+series-mail:	## each posting's next version (outgoing/postings) through b4, git am-checked, not sent
 	@scripts/install-deps
 	@scripts/prepare-series
 
@@ -115,6 +115,9 @@ clean:		## remove build/ (the cache in ~/.cache/sideband stays)
 
 suites:		## the suites, their flavours and watchdogs, from their files (markdown)
 	@scripts/sideband_tables.py suites
+
+flavors:	## the kernel flavours, their configs and suites, from kernel-config/flavors (markdown)
+	@scripts/sideband_tables.py flavors
 
 help:		## list the targets
 	@sed -n 's/^\([a-z-]*\):[^#]*## \(.*\)/  \1\t\2/p' $(MAKEFILE_LIST) | expand -t 16

@@ -28,6 +28,11 @@ by column name:
                                             (suite_contract)
   sideband_tables.py suites                 the suites and their headers,
                                             as a markdown table (make suites)
+  sideband_tables.py posting NAME           the patch files of a posting,
+                                            one per line
+  sideband_tables.py flavors                the kernel flavours, their rows
+                                            and suites, as a markdown table
+                                            (make flavors)
 """
 
 import os
@@ -39,7 +44,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COLUMNS = {
     "flavors": ("name", "source", "modules", "fragments"),
     "sources": ("name", "package", "version", "from", "series"),
-    "postings": ("name", "folder", "patches", "tree", "after", "prefix"),
+    "postings": ("name", "folder", "first", "tree", "after", "prefix"),
     "matrix": ("name", "arch", "cross", "cc", "checks", "config"),
 }
 
@@ -65,19 +70,31 @@ def path_of(table):
 
 
 def rows(table):
-    """The rows of TABLE, in order, as {column: value}."""
+    """The rows of TABLE, in order, as {column: value}, and "about": the
+    comment right above the row."""
     names = columns(table)
     out = []
+    about = []
     with open(path_of(table)) as f:
         for line in f:
             words = line.split()
-            if not words or words[0].startswith("#"):
+            if not words:
+                about = []
+                continue
+            if words[0].startswith("#"):
+                # The comment right above a row is what the row is for;
+                # the file's own comment ends with the column names.
+                text = line.strip().lstrip("#").strip()
+                about = [] if text.split()[:len(names)] == list(names) else about + [text]
                 continue
             if len(words) < len(names):
                 raise ValueError("%s: %r has %d columns, not %d (%s)" % (
                     path_of(table), line.strip(), len(words), len(names), " ".join(names)))
             last = len(names) - 1
-            out.append(dict(zip(names, words[:last] + [" ".join(words[last:])])))
+            r = dict(zip(names, words[:last] + [" ".join(words[last:])]))
+            r["about"] = " ".join(about)
+            about = []
+            out.append(r)
     return out
 
 
@@ -188,6 +205,68 @@ def suites_table():
     return "\n".join(lines)
 
 
+def folder_patches(folder):
+    """The patch files of FOLDER/series, in order, as paths from the clone."""
+    with open(os.path.join(ROOT, folder, "series")) as f:
+        names = [l.split("#")[0].strip() for l in f]
+    return [os.path.join(folder, n) for n in names if n]
+
+
+def posting_patches(name):
+    """The patch files of posting NAME: from the patch its "first" column
+    names (a file name without its number and .patch) to the one before
+    the next posting's first of the same folder, or to the folder's end.
+    A name met twice in a folder is the first one after the previous
+    posting's start.  So every patch is in one posting, by construction,
+    and a patch added to a folder joins the posting it lands in."""
+    r = row("postings", name)
+    files = folder_patches(r["folder"])
+    stems = [re.sub(r"^[0-9]+-|\.patch$", "", os.path.basename(f)) for f in files]
+    starts = []
+    for p in rows("postings"):
+        if p["folder"] != r["folder"]:
+            continue
+        after = starts[-1][1] + 1 if starts else 0
+        try:
+            i = stems.index(p["first"], after)
+        except ValueError:
+            raise ValueError("%s: posting %s starts at %s, which %s/series does not have%s" % (
+                path_of("postings"), p["name"], p["first"], r["folder"],
+                " after %s's first patch" % starts[-1][0] if starts else ""))
+        if not starts and i:
+            raise ValueError("%s: no posting has %s/%s" % (path_of("postings"), r["folder"], stems[0]))
+        starts.append((p["name"], i))
+    k = [n for n, _ in starts].index(name)
+    end = starts[k + 1][1] if k + 1 < len(starts) else len(files)
+    return files[starts[k][1]:end]
+
+
+def flavors_table():
+    """Every kernel flavour: its tree, fragments and modules, what it is
+    for (the comment above its row), and the suites that run on it (make
+    check's in bold), from kernel-config/flavors and the suites' headers."""
+    folder = os.environ.get("SIDEBAND_SUITES") or os.path.join(ROOT, "qemu", "suites")
+    contracts = {}
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            contracts[name] = suite_contract(path)
+    lines = ["| flavour | tree | config fragments | modules | suites (**make check's**) | what for |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for r in rows("flavors"):
+        f = r["name"]
+        suites = []
+        for name, c in contracts.items():
+            if f in c["flavors"]:
+                suites.append("**%s**" % name if f in c["check"] else name)
+            elif f in c["uses"]:
+                suites.append(("**%s**" if c["check"] else "%s") % name + " (host)")
+        lines.append("| `%s` | %s | %s | %s | %s | %s |" % (
+            f, r["source"], r["fragments"], r["modules"], " ".join(suites) or "-",
+            re.sub(r"^%s: " % re.escape(f), "", r["about"]).replace("|", "\\|")))
+    return "\n".join(lines)
+
+
 def main(argv):
     try:
         if len(argv) == 2 and argv[0] == "keys":
@@ -202,6 +281,10 @@ def main(argv):
                 print("\t".join(r[c] for c in argv[2:]))
         elif argv == ["suites"]:
             print(suites_table())
+        elif argv == ["flavors"]:
+            print(flavors_table())
+        elif len(argv) == 2 and argv[0] == "posting":
+            print("\n".join(posting_patches(argv[1])))
         elif len(argv) == 3 and argv[0] == "header":
             print(suite_header(argv[1], argv[2]))
         elif len(argv) == 2 and argv[0] == "contract":
