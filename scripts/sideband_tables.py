@@ -188,16 +188,20 @@ def suite_contract(path):
     return h
 
 
+def suite_files():
+    """The suites of qemu/suites (or $SIDEBAND_SUITES), in name order, as
+    (name, path): its executable files."""
+    folder = os.environ.get("SIDEBAND_SUITES") or os.path.join(ROOT, "qemu", "suites")
+    paths = ((name, os.path.join(folder, name)) for name in sorted(os.listdir(folder)))
+    return [(n, p) for n, p in paths if os.path.isfile(p) and os.access(p, os.X_OK)]
+
+
 def suites_table():
     """Every suite of qemu/suites (or $SIDEBAND_SUITES): its flavours, its
     watchdog and what it runs, from the file itself."""
-    folder = os.environ.get("SIDEBAND_SUITES") or os.path.join(ROOT, "qemu", "suites")
     lines = ["| suite | flavours | in make check | watchdog | what it runs |",
              "| --- | --- | --- | --- | --- |"]
-    for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
-        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            continue
+    for name, path in suite_files():
         c = suite_contract(path)
         lines.append("| `%s` | %s | %s | %s s | %s |" % (
             name, " ".join(c["flavors"]), " ".join(c["check"]) or "-",
@@ -245,12 +249,7 @@ def flavors_table():
     """Every kernel flavour: its tree, fragments and modules, what it is
     for (the comment above its row), and the suites that run on it (make
     check's in bold), from kernel-config/flavors and the suites' headers."""
-    folder = os.environ.get("SIDEBAND_SUITES") or os.path.join(ROOT, "qemu", "suites")
-    contracts = {}
-    for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            contracts[name] = suite_contract(path)
+    contracts = {name: suite_contract(path) for name, path in suite_files()}
     lines = ["| flavour | tree | config fragments | modules | suites (**make check's**) | what for |",
              "| --- | --- | --- | --- | --- | --- |"]
     for r in rows("flavors"):
