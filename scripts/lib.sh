@@ -260,6 +260,24 @@ config_misses() {
 	done
 }
 
+# The base-against-series checks (check-sparse, check-w1) keep their
+# results in the cache folder KEPT, named by the hash of what they depend
+# on: the objects checked (objs) and LOGS' base.warnings and
+# series.warnings.  kept_load KEPT LOGS: true, with the warning lists
+# copied to LOGS, when KEPT holds them; kept_store KEPT LOGS OBJS: store
+# them, replacing KEPT at once.
+kept_load() {
+	[ -f "$1/objs" ] && cp "$1/base.warnings" "$1/series.warnings" "$2/"
+}
+kept_store() {
+	rm -rf "$1.tmp"
+	mkdir -p "$1.tmp"
+	echo "$3" >"$1.tmp/objs"
+	cp "$2/base.warnings" "$2/series.warnings" "$1.tmp/"
+	rm -rf "$1"
+	mv "$1.tmp" "$1"
+}
+
 # built_objects OUT FILES: the objects in OUT of the C files among FILES
 # (paths in the tree, one a line), one per line (kernel/fork.o).
 built_objects() {

@@ -231,13 +231,14 @@ def grade(out, expected=None, patterns=None):
     vm = os.path.exists(out + ".console") or os.path.exists(out + ".dmesg")
     splats = splat_lines(out, patterns) if vm else []
     known = known_races()
-    reasons = {line: race_reason(race_title(line), known) for line in splats}
+    titles = {line: race_title(line) for line in splats}
+    reasons = {line: race_reason(titles[line], known) for line in splats}
     notes.extend("KNOWN %s (qemu/known-races: %s)" % (line, reason)
                  for line, reason in reasons.items() if reason)
     splats = [line for line, reason in reasons.items() if not reason]
-    if any(race_title(line) for line in splats):
+    if any(titles[line] for line in splats):
         functions = series_code(flavor)
-        upstream = [line for line in splats if upstream_race(race_title(line), functions)]
+        upstream = [line for line in splats if upstream_race(titles[line], functions)]
         notes.extend("UPSTREAM %s (no access in a function the series adds or changes; "
                      "list it in qemu/known-races with its call chains)" % line
                      for line in upstream)

@@ -95,10 +95,10 @@ MEMO = {}
 
 
 def read(tree, path):
-    """PATH's lines and definitions, read once."""
+    """PATH's lines, definitions and text, read once."""
     if path not in MEMO:
         lines = read_lines(tree, path)
-        MEMO[path] = (lines, definitions(lines))
+        MEMO[path] = (lines, definitions(lines), "\n".join(lines))
     return MEMO[path]
 
 
@@ -113,7 +113,7 @@ def read_lines(tree, path):
 def callers(tree, path, name):
     """The functions of PATH whose bodies call NAME, each with whether
     the compiler may inline it in turn (static, or in a header)."""
-    lines, spans = read(tree, path)
+    lines, spans, _ = read(tree, path)
     called = re.compile(r"\b%s\s*\(" % re.escape(name))
     return {(n, inlinable(path, lines, first)) for n, first, last in spans
             if n != name and any(called.search(lines[k]) for k in range(first, last))}
@@ -129,7 +129,7 @@ def compute(tree):
     paths = [p for p in git(tree, "diff", "--name-only", "base", "HEAD").split("\n")
              if p.endswith((".c", ".h")) and not p.startswith("tools/")]
     for path in paths:
-        lines, spans = read(tree, path)
+        lines, spans, _ = read(tree, path)
         changed = changed_lines(tree, path)
         for n, first, last in spans:
             if changed.intersection(range(first, last + 1)):
@@ -160,7 +160,7 @@ def compute(tree):
                 if p.endswith(".h"):
                     word = re.compile(r"\b%s\b" % re.escape(n))
                     where[(n, p)] = [f for f in files
-                                     if word.search("\n".join(read(tree, f)[0]))]
+                                     if word.search(read(tree, f)[2])]
         found = set()
         for (n, _), files in where.items():
             for f in files:
