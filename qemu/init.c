@@ -2,11 +2,13 @@
 /*
  * init: PID 1 of vm-run's guest, a static program in the initramfs.
  *
- * It builds the root the command runs in: the host's root file system,
- * read only over 9p, under a tmpfs overlay (writes stay in the guest),
- * with fresh proc, sys, dev, tmp and run, the tracing file systems,
- * vm-run's state share on /run/vm-run, the --rw host folders at their
- * host paths and the flavour's modules on /lib/modules.  It credits the
+ * It builds the root the command runs in: the host's root file system
+ * (for a guest of another architecture, a Debian root of that
+ * architecture, with the host folders vm-run names read only at their
+ * host paths), read only over 9p, under a tmpfs overlay (writes stay in
+ * the guest), with fresh proc, sys, dev, tmp and run, the tracing file
+ * systems, vm-run's state share on /run/vm-run, the --rw host folders at
+ * their host paths and the flavour's modules on /lib/modules.  It credits the
  * bytes vm-run took from the host's /dev/urandom to the guest's CRNG,
  * then runs the command vm-run wrote to the share (argv, directory and
  * environment as NUL-separated files: no shell in between), stores its
@@ -43,6 +45,12 @@
 #include <linux/random.h>
 #include <net/if.h>
 
+/* The serial port of the kernel log (guest_cmdline in scripts/lib.sh). */
+#ifdef __aarch64__
+#define SERIAL	"/dev/ttyAMA0"
+#else
+#define SERIAL	"/dev/ttyS0"
+#endif
 #define ROOT	"/newroot"
 #define STATE	"/run/vm-run"
 #define P9	"trans=virtio,version=9p2000.L,msize=512000"
@@ -245,10 +253,30 @@ static void seed_crng(void)
 	close(fd);
 }
 
+/*
+ * The host folders listed in the state share's file NAME ("ro" or "rw"),
+ * one host path a line, shared with tags NAME0, NAME1, ..., mounted at
+ * their host paths.
+ */
+static void mount_shares(const char *name, unsigned long flags, const char *data)
+{
+	char path[4096], tag[16], *list, *line;
+	int i = 0;
+
+	snprintf(path, sizeof(path), ROOT STATE "/%s", name);
+	list = slurp(path, NULL);
+	for (line = list ? strtok(list, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+		snprintf(path, sizeof(path), ROOT "%s", line);
+		snprintf(tag, sizeof(tag), "%s%d", name, i++);
+		mkdirs(path);
+		must_mount(tag, path, "9p", flags, data);
+	}
+	free(list);
+}
+
 static void build_root(void)
 {
-	char path[4096], *rw, *line, *mods;
-	int i = 0;
+	char path[4096], *mods;
 
 	/* cache=loose: the host root does not change during a run. */
 	must_mount("hostroot", "/lower", "9p", MS_RDONLY, "cache=loose," P9);
@@ -277,16 +305,9 @@ static void build_root(void)
 
 	mkdir(ROOT STATE, 0755);
 	must_mount("vmrun", ROOT STATE, "9p", 0, P9);
-	/* The --rw folders, one host path a line, tags rw0, rw1, ... */
-	rw = slurp(ROOT STATE "/rw", NULL);
-	for (line = rw ? strtok(rw, "\n") : NULL; line; line = strtok(NULL, "\n")) {
-		char tag[16];
-
-		snprintf(path, sizeof(path), ROOT "%s", line);
-		snprintf(tag, sizeof(tag), "rw%d", i++);
-		mkdirs(path);
-		must_mount(tag, path, "9p", 0, P9);
-	}
+	/* The host folders of a foreign guest, then the --rw folders. */
+	mount_shares("ro", MS_RDONLY, "cache=loose," P9);
+	mount_shares("rw", 0, P9);
 	mods = cmdline_value("vmrun_modules");
 	if (mods && *mods) {
 		snprintf(path, sizeof(path), ROOT "%s", mods);
@@ -493,7 +514,7 @@ int main(void)
 	pid_t pid, w;
 
 	mount("dev", "/dev", "devtmpfs", 0, NULL);
-	con = open("/dev/ttyS0", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	con = open(SERIAL, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 	say("vm-run: init");
 	load_modules();
 	build_root();

@@ -55,6 +55,21 @@ primary_flavor() { flavors | head -n1; }
 # modules built for it ("-": none; NAME is built by scripts/build-NAME),
 # and its config fragments.
 flavor_source() { table_get flavors "$1" source; }
+flavor_arch() { table_get flavors "$1" arch; }
+# arch_make ARCH: the make arguments that build for ARCH on this machine
+# (Debian's cross compiler where ARCH is not the machine's), for kmake.
+arch_make() {
+	local cross=
+	case $1 in
+	x86_64) ;;
+	arm64) cross=aarch64-linux-gnu- ;;
+	*) die "no cross compiler for $1 (see arch_make in scripts/lib.sh)" ;;
+	esac
+	printf '%s\n' "ARCH=$1" "CROSS_COMPILE=$cross" "CC=ccache ${cross}gcc"
+}
+# arch_suffix ARCH: "" for the machine's own architecture, else "-ARCH":
+# what names the folders of what is built for another one.
+arch_suffix() { [ "$1" = x86_64 ] || echo "-$1"; }
 flavor_modules() { table_get flavors "$1" modules; }
 flavor_fragments() { table_get flavors "$1" fragments; }
 # flavor_is_image FLAVOR: true for a distribution's kernel image (fragments
@@ -76,27 +91,38 @@ base_repo() { echo "$SIDEBAND_CACHE/base/$(source_field "$1" package).git"; }
 # both).
 obj_dir() { echo "$(tree_dir "$1")/.obj-$2"; }
 kernel_dir() { obj_dir "$(flavor_source "$1")" "$1"; }
-kernel_image() { echo "$(kernel_dir "$1")/arch/x86/boot/bzImage"; }
+kernel_image() {
+	case $(flavor_arch "$1") in
+	arm64) echo "$(kernel_dir "$1")/arch/arm64/boot/Image" ;;
+	*) echo "$(kernel_dir "$1")/arch/x86/boot/bzImage" ;;
+	esac
+}
+# kernel_target FLAVOR: the make target of kernel_image.
+kernel_target() { basename "$(kernel_image "$1")"; }
 modules_dir() { echo "$SIDEBAND_BUILD/modules/$1"; }
-# perf_dir TREE: where scripts/build-perf puts the perf of TREE; series_perf:
-# the perf of the series tree, the one the suites use.
+# perf_dir TREE [ARCH]: where scripts/build-perf puts the perf of TREE
+# (for ARCH: build/perf-arm64); series_perf: the perf of the series tree,
+# the one the suites use.
 series_perf() { echo "$(perf_dir "$(series_tree)")/perf"; }
 perf_dir() {
-	local tree=$1
+	local tree=$1 suffix
+	suffix=$(arch_suffix "${2:-x86_64}")
 	if [ "$tree" = "$(series_tree)" ]; then
-		echo "$SIDEBAND_BUILD/perf"
+		echo "$SIDEBAND_BUILD/perf$suffix"
 	else
-		echo "$SIDEBAND_BUILD/perf-$tree"
+		echo "$SIDEBAND_BUILD/perf-$tree$suffix"
 	fi
 }
-# tree_flavor TREE: the first flavour built from TREE (whose kernel build
-# folder has the headers the tree's selftests compile against).
+# tree_flavor TREE [ARCH]: the first flavour built from TREE for ARCH
+# (default: x86_64), whose kernel build folder has the headers the tree's
+# selftests compile against.
 tree_flavor() {
 	local f
 	for f in $(flavors); do
-		[ "$(flavor_source "$f")" = "$1" ] && echo "$f" && return
+		[ "$(flavor_source "$f")" = "$1" ] && [ "$(flavor_arch "$f")" = "${2:-x86_64}" ] &&
+			echo "$f" && return
 	done
-	die "no flavour builds $1 (see kernel-config/flavors)"
+	die "no flavour builds $1 for ${2:-x86_64} (see kernel-config/flavors)"
 }
 # flavor_userland FLAVOR: the tree whose perf and kselftests the suites of
 # FLAVOR run: its own if it carries the series (the lts leg's 6.12 tree),
@@ -110,41 +136,52 @@ flavor_userland() {
 		series_tree
 	fi
 }
-# kselftest_dir [TREE]: the installed kselftests of TREE (default: the series
-# tree); own_selftests_dir: the project's selftests/, laid out the same way
-# (built against the series tree only); the guest's initramfs.
+# kselftest_dir [TREE [ARCH]]: the installed kselftests of TREE (default:
+# the series tree) for ARCH (default: x86_64); own_selftests_dir [ARCH]:
+# the project's selftests/, laid out the same way (built against the series
+# tree for x86_64 only); the guest's initramfs.
 kselftest_dir() {
-	local tree=${1:-$(series_tree)}
+	local tree=${1:-$(series_tree)} suffix
+	suffix=$(arch_suffix "${2:-x86_64}")
 	if [ "$tree" = "$(series_tree)" ]; then
-		echo "$SIDEBAND_BUILD/kselftest"
+		echo "$SIDEBAND_BUILD/kselftest$suffix"
 	else
-		echo "$SIDEBAND_BUILD/kselftest-$tree"
+		echo "$SIDEBAND_BUILD/kselftest-$tree$suffix"
 	fi
 }
-own_selftests_dir() { echo "$SIDEBAND_BUILD/sideband-selftests"; }
-initramfs_path() { echo "$SIDEBAND_BUILD/initramfs.cpio"; }
+own_selftests_dir() { echo "$SIDEBAND_BUILD/sideband-selftests$(arch_suffix "${1:-x86_64}")"; }
+initramfs_path() { echo "$SIDEBAND_BUILD/initramfs$(arch_suffix "${1:-x86_64}").cpio"; }
+# guest_root ARCH: the Debian root a guest of a foreign architecture
+# mounts instead of this machine's (scripts/build-guest-root).
+guest_root() { echo "$SIDEBAND_BUILD/guest/root-$1"; }
 # guest_image FLAVOR: the root a farm boots (scripts/build-guest-image).
 guest_image() { echo "$SIDEBAND_BUILD/guest/$1.cpio"; }
-# guest_cmdline: the kernel command line of every guest, vm-run's and the
+# guest_cmdline [ARCH]: the kernel command line of every guest, vm-run's and the
 # farm's.  pci=noacpi: virtio uses MSI-X; ACPI interrupt routing costs
 # 0.5 s of AML under TCG.  loglevel=5: warnings reach the console, chatter
 # does not.
-guest_cmdline() { echo "console=ttyS0 loglevel=5 panic=-1 pci=noacpi random.trust_cpu=on"; }
+guest_cmdline() {
+	case ${1:-x86_64} in
+	arm64) echo "console=ttyAMA0 loglevel=5 panic=-1" ;;
+	*) echo "console=ttyS0 loglevel=5 panic=-1 pci=noacpi random.trust_cpu=on" ;;
+	esac
+}
 # suite_env FLAVOR: the variables a suite runs with on FLAVOR (or host),
 # one VAR=value a line (see scripts/run-suite; it adds SUITE and
 # RESULTS_DIR): the tree, perf and kselftests of the flavour's leg.
 suite_env() {
-	local userland
+	local userland arch=x86_64
 	if [ "$1" = host ]; then
 		userland=$(series_tree)
 	else
 		userland=$(flavor_userland "$1")
+		arch=$(flavor_arch "$1")
 	fi
 	printf '%s\n' "SIDEBAND_ROOT=$SIDEBAND_ROOT" "SIDEBAND_BUILD=$SIDEBAND_BUILD" \
 		"SIDEBAND_TREE=$(tree_dir "$userland")" \
-		"SIDEBAND_PERF=$(perf_dir "$userland")/perf" \
-		"SIDEBAND_KSELFTEST=$(kselftest_dir "$userland")" \
-		"SIDEBAND_SELFTESTS=$(own_selftests_dir)"
+		"SIDEBAND_PERF=$(perf_dir "$userland" "$arch")/perf" \
+		"SIDEBAND_KSELFTEST=$(kselftest_dir "$userland" "$arch")" \
+		"SIDEBAND_SELFTESTS=$(own_selftests_dir "$arch")"
 }
 
 # Suites (see Documentation/harness.md): executables of qemu/suites/, each
@@ -185,8 +222,9 @@ debian_mirror() {
 }
 
 # kmake SRC OUT ARGS...: make in kernel tree SRC with objects in OUT, the
-# way every kernel of the harness is built (x86_64, ccache, fixed build
-# identity so that two builds of one tree are byte for byte the same).
+# way every kernel of the harness is built (x86_64, or arch_make's
+# arguments among ARGS; ccache; fixed build identity so that two builds of
+# one tree are byte for byte the same).
 kmake() {
 	local src=$1 out=$2
 	shift 2

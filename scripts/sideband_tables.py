@@ -42,7 +42,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 COLUMNS = {
-    "flavors": ("name", "source", "modules", "fragments"),
+    "flavors": ("name", "arch", "source", "modules", "fragments"),
     "sources": ("name", "package", "version", "from", "series"),
     "postings": ("name", "folder", "first", "tree", "after", "prefix"),
     "matrix": ("name", "arch", "cross", "cc", "checks", "config"),
@@ -246,12 +246,12 @@ def posting_patches(name):
 
 
 def flavors_table():
-    """Every kernel flavour: its tree, fragments and modules, what it is
+    """Every kernel flavour: its architecture, tree, fragments and modules, what it is
     for (the comment above its row), and the suites that run on it (make
     check's in bold), from kernel-config/flavors and the suites' headers."""
     contracts = {name: suite_contract(path) for name, path in suite_files()}
-    lines = ["| flavour | tree | config fragments | modules | suites (**make check's**) | what for |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = ["| flavour | arch | tree | config fragments | modules | suites (**make check's**) | what for |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows("flavors"):
         f = r["name"]
         suites = []
@@ -260,8 +260,8 @@ def flavors_table():
                 suites.append("**%s**" % name if f in c["check"] else name)
             elif f in c["uses"]:
                 suites.append(("**%s**" if c["check"] else "%s") % name + " (host)")
-        lines.append("| `%s` | %s | %s | %s | %s | %s |" % (
-            f, r["source"], r["fragments"], r["modules"], " ".join(suites) or "-",
+        lines.append("| `%s` | %s | %s | %s | %s | %s | %s |" % (
+            f, r["arch"], r["source"], r["fragments"], r["modules"], " ".join(suites) or "-",
             re.sub(r"^%s: " % re.escape(f), "", r["about"]).replace("|", "\\|")))
     return "\n".join(lines)
 
