@@ -56,15 +56,19 @@ primary_flavor() { flavors | head -n1; }
 # and its config fragments.
 flavor_source() { table_get flavors "$1" source; }
 flavor_arch() { table_get flavors "$1" arch; }
-# arch_make ARCH: the make arguments that build for ARCH on this machine
-# (Debian's cross compiler where ARCH is not the machine's), for kmake.
-arch_make() {
-	local cross=
+# arch_cross ARCH: the CROSS_COMPILE prefix of Debian's compiler for ARCH
+# ("" for this machine's own); arch_make ARCH: the make arguments that
+# build for ARCH, for kmake.
+arch_cross() {
 	case $1 in
 	x86_64) ;;
-	arm64) cross=aarch64-linux-gnu- ;;
-	*) die "no cross compiler for $1 (see arch_make in scripts/lib.sh)" ;;
+	arm64) echo aarch64-linux-gnu- ;;
+	*) die "no cross compiler for $1 (see arch_cross in scripts/lib.sh)" ;;
 	esac
+}
+arch_make() {
+	local cross
+	cross=$(arch_cross "$1")
 	printf '%s\n' "ARCH=$1" "CROSS_COMPILE=$cross" "CC=ccache ${cross}gcc"
 }
 # arch_suffix ARCH: "" for the machine's own architecture, else "-ARCH":
@@ -154,6 +158,14 @@ initramfs_path() { echo "$SIDEBAND_BUILD/initramfs$(arch_suffix "${1:-x86_64}").
 # guest_root ARCH: the Debian root a guest of a foreign architecture
 # mounts instead of this machine's (scripts/build-guest-root).
 guest_root() { echo "$SIDEBAND_BUILD/guest/root-$1"; }
+# guest_sysroot ARCH: the real path of guest_root, the sysroot of ARCH's
+# cross builds; it must have been built.
+guest_sysroot() {
+	local root
+	root=$(realpath "$(guest_root "$1")")
+	[ -d "$root/usr/include" ] || die "no $root (run scripts/build-guest-root $1)"
+	echo "$root"
+}
 # guest_image FLAVOR: the root a farm boots (scripts/build-guest-image).
 guest_image() { echo "$SIDEBAND_BUILD/guest/$1.cpio"; }
 # guest_cmdline [ARCH]: the kernel command line of every guest, vm-run's and the
