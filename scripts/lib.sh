@@ -310,22 +310,41 @@ config_misses() {
 	done
 }
 
-# The base-against-series checks (check-sparse, check-w1) keep their
-# results in the cache folder KEPT, named by the hash of what they depend
-# on: the objects checked (objs) and LOGS' base.warnings and
-# series.warnings.  kept_load KEPT LOGS: true, with the warning lists
-# copied to LOGS, when KEPT holds them; kept_store KEPT LOGS OBJS: store
-# them, replacing KEPT at once.
+# The checks whose answer depends only on their inputs (check-sparse,
+# check-w1, check-docs) keep it in the cache folder KEPT, named by the
+# hash of those inputs.  kept_load KEPT DIR FILE...: true, with the FILEs
+# copied from KEPT to DIR, when KEPT holds them all; kept_store KEPT DIR
+# FILE...: keep DIR's FILEs in KEPT, replacing it at once.
 kept_load() {
-	[ -f "$1/objs" ] && cp "$1/base.warnings" "$1/series.warnings" "$2/"
+	local kept=$1 dir=$2 f
+	shift 2
+	for f; do [ -f "$kept/$f" ] || return 1; done
+	for f; do cp "$kept/$f" "$dir/"; done
+	touch "$kept"
 }
 kept_store() {
-	rm -rf "$1.tmp"
-	mkdir -p "$1.tmp"
-	echo "$3" >"$1.tmp/objs"
-	cp "$2/base.warnings" "$2/series.warnings" "$1.tmp/"
-	rm -rf "$1"
-	mv "$1.tmp" "$1"
+	local kept=$1 dir=$2 f
+	shift 2
+	rm -rf "$kept.tmp"
+	mkdir -p "$kept.tmp"
+	for f; do cp "$dir/$f" "$kept.tmp/"; done
+	rm -rf "$kept"
+	mv "$kept.tmp" "$kept"
+	cache_prune 8 "$(dirname "$kept")"/*
+}
+
+# cache_prune KEEP ENTRY...: keep the KEEP of the cache entries ENTRY
+# (files or folders of one kind, each named by the hash of what made it)
+# that were made or used last, and remove the others.  Each change of
+# the series adds an entry to most kinds; users touch the entry they use.
+cache_prune() {
+	local keep=$1 old
+	shift
+	# (newest first; the names are hashes, with no newline)
+	find "$@" -maxdepth 0 -printf '%T@ %p\n' 2>/dev/null | sort -rn |
+		tail -n +"$((keep + 1))" | while read -r _ old; do
+		rm -rf -- "$old"
+	done
 }
 
 # built_objects OUT FILES: the objects in OUT of the C files among FILES
