@@ -53,7 +53,7 @@ row "raw_syscalls events, set_event_pid" "$($loop $n)" ""
 # One entry per call at its exit, as the tracer writes, through the
 # tracepoint: what the tracer would pay on its sys_exit.
 echo 0 > $T/events/raw_syscalls/sys_enter/enable
-row "raw_syscalls sys_exit alone, set_event_pid" "$($loop $n)" "scale"
+row "sys_exit event, set_event_pid" "$($loop $n)" "scale"
 echo 0 > $T/events/raw_syscalls/enable
 echo 0 > $T/options/event-fork
 # Truncate, write nothing: any write, even an empty line, marks every
