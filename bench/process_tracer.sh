@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # getppid() untraced, under the process tracer with and without its
 # system call class (and with it, for a task it does not follow), under
-# the raw_syscalls trace events with set_event_pid (the same line as the
-# tracer's, by trace events; and for a task outside the list), and under
-# strace (for scale).
+# the raw_syscalls trace events with set_event_pid (for scale: the same
+# line as the tracer's, by trace events), and under strace (for scale).
 T=/sys/kernel/tracing
 loop=$(dirname "$0")/lib/getppid_loop
 n=20000
@@ -39,21 +38,10 @@ row "process tracer, syscalls off" "$($loop $n)" "<= 1.005"
 # The settings go back to their defaults with the tracer.
 echo nop > $T/current_tracer
 
-# The loop outside the list (a sleep's): with every syscall event
-# filtered by pid, a task the lists leave out takes no slow path.
-sleep 1000 &
-other=$!
-echo $other > $T/set_event_pid
-echo 1 > $T/events/raw_syscalls/enable
-row "raw_syscalls events, other task" "$($loop $n)" "<= 1.02"
-kill $other
 echo $$ > $T/set_event_pid
 echo 1 > $T/options/event-fork
+echo 1 > $T/events/raw_syscalls/enable
 row "raw_syscalls events, set_event_pid" "$($loop $n)" ""
-# One entry per call at its exit, as the tracer writes, through the
-# tracepoint: what the tracer would pay on its sys_exit.
-echo 0 > $T/events/raw_syscalls/sys_enter/enable
-row "sys_exit event, set_event_pid" "$($loop $n)" "scale"
 echo 0 > $T/events/raw_syscalls/enable
 echo 0 > $T/options/event-fork
 # Truncate, write nothing: any write, even an empty line, marks every
