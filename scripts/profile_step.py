@@ -7,7 +7,7 @@
 # instruction as -icount counts it, so the figures are the benchmark's.
 #
 # Run by scripts/profile-call as
-#   gdb -batch -x profile_step.py -ex 'python profile(FUNC, NM, MAX, SKIP)'
+#   gdb -batch -x profile_step.py -ex 'python profile(FUNC, NM, MAX, SKIP, RUNS)'
 import bisect
 import collections
 
@@ -39,15 +39,13 @@ def pc_now():
 
 
 def step_once(start, addrs, names, max_steps):
-    """One iteration from start back to start: (steps, runs, totals)."""
-    totals = collections.Counter()
+    """One iteration from start back to start: (steps, runs)."""
     runs = []
     steps = 0
     pc = start
     while True:
         # Count the instruction at pc, then execute it.
         name = where(pc, addrs, names)
-        totals[name] += 1
         if runs and runs[-1][0] == name:
             runs[-1][1] += 1
         else:
@@ -56,7 +54,7 @@ def step_once(start, addrs, names, max_steps):
         steps += 1
         pc = pc_now()
         if pc == start or steps >= max_steps:
-            return steps, runs, totals
+            return steps, runs
 
 
 def profile(func, nm_file, max_steps, skip, iterations):
@@ -78,7 +76,10 @@ def profile(func, nm_file, max_steps, skip, iterations):
             return
         if best is None or one[0] < best[0]:
             best = one
-    steps, runs, totals = best
+    steps, runs = best
+    totals = collections.Counter()
+    for name, n in runs:
+        totals[name] += n
     print(f"# {func} to {func}: {steps} instructions "
           f"(the shortest of {iterations} iterations)")
     print("# in call order (consecutive instructions of one function):")
