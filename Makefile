@@ -8,7 +8,7 @@ FLAVOR ?=
 J ?= $(shell nproc)
 
 .PHONY: all check check-full test deps tree kernel perf selftests initramfs \
-	dev-tree export check-deps checkpatch shellcheck bisect sparse w1 kernel-doc htmldocs bad-input \
+	dev-tree export check-deps checkpatch uapi-abi shellcheck bisect sparse w1 kernel-doc htmldocs bad-input \
 	matrix harness grading reports lava series-mail range-diff bench summary clean help \
 	guest-image lava-jobs suites flavors
 
@@ -59,6 +59,9 @@ check-deps:	## every tool a script needs comes with install-deps' packages (TAP)
 
 checkpatch:	## checkpatch --strict and git apply of every patch (TAP)
 	@scripts/check-patches
+
+uapi-abi:	## both legs' uapi headers keep their base's ABI at every patch (TAP)
+	@scripts/check-uapi-abi.py
 
 shellcheck:	## shellcheck over the project's scripts (TAP)
 	@scripts/check-shell
