@@ -22,23 +22,29 @@ output renders it the same way (STATUS_IN below):
          listed test                            failure, said in the notes
 A run's verdict: MISS (no TAP), ERROR (no exit status, the watchdog's
 124 or the dead VM's 125), FAIL (a FAIL case, a plan that does not match
-the results, a kernel splat, another exit status), or PASS.  A KCSAN
-report whose title qemu/known-races lists (a race in upstream code) is
-a note, not a splat; so is an unlisted one that names no function the
-series adds or changes (sideband_series_code: the functions of the
-flavour's tree that its series touches), said as UPSTREAM so that it
-gets listed with its reason.  Without that tree (results graded
-elsewhere), an unlisted report is a splat.
+the results, a kernel splat, another exit status), or PASS.
+
+Each kernel report of the console and dmesg (KCSAN, KASAN, UBSAN,
+lockdep, WARN, BUG) goes into the record with its stacks, each frame
+with its source lines: addr2line's inline chain at its address, from
+the tree's scripts/decode_stacktrace.sh on the flavour's vmlinux when
+that has line tables (kcsan, debug).  A KCSAN report is the series' when
+the chain at one of its accesses (the first frame of each stack) holds
+a line the series adds or changes (git diff base HEAD in the flavour's
+tree): a splat.  Any other decoded race is a note, UPSTREAM, or KNOWN
+with the reason qemu/known-races gives for the line of one of its
+accesses.  A race without lines (no such vmlinux: Debian's kernel,
+results graded elsewhere) is a splat.
 """
 
 import json
 import os
 import re
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in scripts/
 from sideband_tables import expected_failures, known_races, row  # noqa: E402
-from sideband_series_code import in_series, series_functions  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -145,52 +151,195 @@ def splat_lines(out, patterns):
     return sorted(found)
 
 
-KCSAN_TITLE = re.compile(r"BUG: KCSAN: [a-z: -]+? in (.*)$")
+# The first line of a kernel report (KCSAN, KASAN, UBSAN, lockdep, WARN,
+# BUG, Oops), and the lines that end one: KCSAN's, KASAN's and UBSAN's
+# closing rule and WARN's end marker.  A report without either (lockdep's)
+# ends at the next report or after REPORT_LINES lines.
+REPORT = re.compile(r"BUG: |WARNING: |UBSAN: |kernel BUG at |Oops")
+REPORT_END = re.compile(r"=+$|---\[ end trace")
+REPORT_LINES = 200
+KERNEL_STAMP = re.compile(r"^\[ *[0-9]+\.[0-9]+\] ?")
+# A frame as the kernel prints it, "f+0x70/0x2b0" (a module's with
+# " [mod]" after it), or as scripts/decode_stacktrace.sh rewrites it,
+# "f (kernel/trace/trace.c:1871 ...)": addr2line -i's inline chain at
+# the address, innermost first, the real function's line last.
+FRAME = re.compile(r"(?:^|[\s:])([A-Za-z_][\w.]*\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[\w+\])?)")
+DECODED = re.compile(r"(?:^|\s)([A-Za-z_][\w.]*) "
+                     r"\(((?:[^\s()]+:[0-9]+(?: \(discriminator [0-9]+\))? ?)+)\)")
+LOCATION = re.compile(r"([^\s()]+:[0-9]+)")
 
 
-def race_title(line):
-    """The title of a KCSAN report line ("f / g", or "f" without its
-    offset), or None for another line."""
-    m = KCSAN_TITLE.search(line)
-    return re.sub(r"\+0x[0-9a-f]+/0x[0-9a-f]+", "", m.group(1)).strip() if m else None
+def locations(chain):
+    """The FILE:LINE of a decoded frame's chain, as paths of the tree (an
+    out-of-tree build's DWARF names them ".obj-kcsan/../kernel/...")."""
+    return [os.path.normpath(loc) for loc in LOCATION.findall(chain)]
+
+# The head of each stack of a KCSAN report: the access it made.
+ACCESS = re.compile(r"(?:race at unknown origin, with )?(.+?) to 0x[0-9a-f]+ of [0-9]+ bytes by ")
 
 
-def race_reason(title, known):
-    """Why qemu/known-races lists a report's title: the title's own line,
-    or a line "f / *" for a frame f on either side of it (KCSAN sorts the
-    two by name); None if it is not listed."""
-    if title is None:
-        return None
-    if title in known:
-        return known[title]
-    for frame in title.split(" / "):
-        if frame + " / *" in known:
-            return known[frame + " / *"]
-    return None
+def report_text(out):
+    """The kernel reports in OUT.console and OUT.dmesg, {first line (as
+    splat_lines gives it): the lines after it}, with the timestamps left
+    out; a report in both files counts once."""
+    reports = {}
+    for ext in (".console", ".dmesg"):
+        try:
+            with open(out + ext, errors="replace") as f:
+                lines = [HOST_STAMP.sub("", line.rstrip("\n")) for line in f]
+        except FileNotFoundError:
+            continue
+        body = None
+        for line in lines:
+            text = KERNEL_STAMP.sub("", line)
+            if REPORT.search(text):
+                body = None if line in reports else reports.setdefault(line, [])
+            elif body is not None:
+                if REPORT_END.match(text) or len(body) == REPORT_LINES:
+                    body = None
+                else:
+                    body.append(text)
+    return reports
 
 
-def series_code(flavor):
-    """The functions the series of FLAVOR's tree adds or changes
-    (sideband_series_code), from $SIDEBAND_SERIES_FUNCTIONS if set (one
-    per line); None if neither is there."""
-    path = os.environ.get("SIDEBAND_SERIES_FUNCTIONS")
-    if path:
-        with open(path) as f:
-            return f.read().split()
+def stacks(body):
+    """The stacks of a report's lines: [{"head": the line ending in ":"
+    above them ("Call Trace:", KCSAN's "read to 0x... on cpu 1:"),
+    "frames": [{"frame": "f+0x70/0x2b0" or "f", "lines": [FILE:LINE of
+    its inline chain, innermost first, if decoded]}]}]."""
+    out = [{"head": "", "frames": []}]
+    for text in body:
+        if "reordered to:" in text:
+            continue  # KCSAN's weak-memory note: not a frame of the stack
+        decoded = DECODED.search(text)
+        raw = FRAME.search(text)
+        if decoded:
+            out[-1]["frames"].append({"frame": decoded.group(1),
+                                      "lines": locations(decoded.group(2))})
+        elif raw:
+            out[-1]["frames"].append({"frame": raw.group(1), "lines": []})
+        elif text.strip().endswith(":"):
+            out.append({"head": text.strip(), "frames": []})
+    return [s for s in out if s["frames"]]
+
+
+def vmlinux_of(flavor):
+    """(vmlinux with line tables, its source tree) of FLAVOR's build, or
+    None: a distribution's image, a build without debug information, or
+    results graded away from the build."""
     try:
         tree = row("flavors", flavor)["source"]
     except (KeyError, ValueError, OSError):
         return None
     build = os.environ.get("SIDEBAND_BUILD") or os.path.join(ROOT, "build")
     src = os.path.join(build, "src", tree)
-    return series_functions(src) if os.path.isdir(src) else None
+    vmlinux = os.path.join(src, ".obj-" + flavor, "vmlinux")
+    try:
+        sections = subprocess.run(("readelf", "-WS", vmlinux), capture_output=True,
+                                  text=True).stdout
+    except FileNotFoundError:
+        return None
+    return (vmlinux, src) if " .debug_line " in sections else None
 
 
-def upstream_race(title, functions):
-    """Whether a KCSAN report's title names no function of FUNCTIONS
-    (the series' code); False if that is unknown."""
-    return bool(title) and functions is not None and \
-        not any(in_series(f, functions) for f in title.split(" / "))
+def decode(reports, flavor):
+    """Give each undecoded frame of REPORTS ({line: stacks}) its lines,
+    by the tree's own scripts/decode_stacktrace.sh against FLAVOR's
+    vmlinux, in one call for the run; nothing without that vmlinux."""
+    # A module's frame ("f+0x1/0x2 [mod]") stays without lines.
+    frames = [f for r in reports.values() for s in r for f in s["frames"]
+              if not f["lines"] and "/" in f["frame"] and "[" not in f["frame"]]
+    where = vmlinux_of(flavor) if frames else None
+    if not where:
+        return
+    vmlinux, src = where
+    names = sorted({f["frame"] for f in frames})
+    # One line out per line in; base path SRC: file names relative to it.
+    out = subprocess.run((os.path.join(src, "scripts", "decode_stacktrace.sh"), vmlinux, src),
+                         input="".join(" %s\n" % n for n in names),
+                         capture_output=True, text=True).stdout.split("\n")
+    lines = {}
+    for name, text in zip(names, out):
+        m = DECODED.search(text)
+        lines[name] = locations(m.group(2)) if m else []
+    for f in frames:
+        f["lines"] = lines.get(f["frame"], [])
+
+
+HUNK = re.compile(r"@@ -[0-9,]+ \+([0-9]+)(?:,([0-9]+))? @@")
+
+
+def series_lines(flavor):
+    """The lines the series adds or changes, {path: {line numbers}} in
+    the series tree's numbering: the "+" lines of `git diff -U0 base HEAD`
+    in FLAVOR's tree, or of the diff in $SIDEBAND_SERIES_DIFF; None if
+    neither is there."""
+    path = os.environ.get("SIDEBAND_SERIES_DIFF")
+    if path:
+        with open(path) as f:
+            diff = f.read()
+    else:
+        try:
+            src = os.path.join(os.environ.get("SIDEBAND_BUILD") or os.path.join(ROOT, "build"),
+                               "src", row("flavors", flavor)["source"])
+            diff = subprocess.run(("git", "-C", src, "diff", "-U0", "--no-color", "--no-ext-diff",
+                                   "--src-prefix=a/", "--dst-prefix=b/", "base", "HEAD"),
+                                  capture_output=True, text=True, check=True).stdout
+        except (KeyError, ValueError, OSError, subprocess.CalledProcessError):
+            return None
+    out, name = {}, None
+    for line in diff.split("\n"):
+        if line.startswith("+++ "):
+            name = line[6:] if line.startswith("+++ b/") else None
+            continue
+        m = HUNK.match(line)
+        if m and name:
+            first, count = int(m.group(1)), int(m.group(2) or 1)
+            out.setdefault(name, set()).update(range(first, first + count))
+    return out
+
+
+def accesses(stacks_of_race, series):
+    """The accesses of a KCSAN report: [{"access": "read", "lines": the
+    inline chain at its PC (the first frame of its stack), "series": the
+    lines of that chain in SERIES (series_lines)}]."""
+    out = []
+    for s in stacks_of_race:
+        m = ACCESS.match(s["head"])
+        if m:
+            chain = s["frames"][0]["lines"]
+            out.append({"access": m.group(1), "lines": chain,
+                        "series": [loc for loc in chain
+                                   if int(loc.rsplit(":", 1)[1]) in
+                                   series.get(loc.rsplit(":", 1)[0], ())]})
+    return out
+
+
+def race_grade(race):
+    """The grade of a race's accesses: "series" (one on a line of the
+    series), "upstream" (each on a line, none of the series), or None (an
+    access without a line)."""
+    if any(a["series"] for a in race):
+        return "series"
+    if race and all(a["lines"] for a in race):
+        return "upstream"
+    return None
+
+
+def race_where(race):
+    """Each access of a race and its line, for the notes: "read
+    kernel/trace/trace.c:1871 (upstream)", the line in the function the
+    title names (the last of the chain: the inlined helpers' lines, such
+    as set_bit()'s, say less); a series line further in is named too."""
+    out = []
+    for a in race:
+        where = a["lines"][-1] if a["lines"] else "(no line)"
+        if a["series"]:
+            where += " (series%s)" % ("" if a["series"][0] == where else ": " + a["series"][0])
+        elif a["lines"]:
+            where += " (upstream)"
+        out.append("%s %s" % (a["access"], where))
+    return ", ".join(out)
 
 
 def boot_time(out):
@@ -230,19 +379,29 @@ def grade(out, expected=None, patterns=None):
         {"plan": None, "cases": [], "figures": []}
     vm = os.path.exists(out + ".console") or os.path.exists(out + ".dmesg")
     splats = splat_lines(out, patterns) if vm else []
+    # Every report decoded to lines; a KCSAN report graded by the lines
+    # of its accesses: the series' fails the run, any other is a note.
+    reports = {line: stacks(body) for line, body in report_text(out).items()} if vm else {}
+    decode(reports, flavor)
+    records = [{"line": line, "stacks": st} for line, st in sorted(reports.items())]
+    races = [r for r in records if "BUG: KCSAN: " in r["line"] and r["line"] in splats]
+    series = series_lines(flavor) if races else None
     known = known_races()
-    titles = {line: race_title(line) for line in splats}
-    reasons = {line: race_reason(titles[line], known) for line in splats}
-    notes.extend("KNOWN %s (qemu/known-races: %s)" % (line, reason)
-                 for line, reason in reasons.items() if reason)
-    splats = [line for line, reason in reasons.items() if not reason]
-    if any(titles[line] for line in splats):
-        functions = series_code(flavor)
-        upstream = [line for line in splats if upstream_race(titles[line], functions)]
-        notes.extend("UPSTREAM %s (no access in a function the series adds or changes; "
-                     "list it in qemu/known-races with its call chains)" % line
-                     for line in upstream)
-        splats = [line for line in splats if line not in upstream]
+    for r in races:
+        r["accesses"] = accesses(r["stacks"], series or {})
+        # Without the series' lines, nothing is known to be upstream's.
+        r["race"] = race_grade(r["accesses"]) if series is not None else None
+        where = race_where(r["accesses"])
+        title = r["line"].split("BUG: KCSAN: ", 1)[1]
+        if r["race"] != "upstream":
+            # The series' race, or one it cannot tell (no lines): a splat.
+            splats[splats.index(r["line"])] = r["line"] + (": " + where if where else "")
+            continue
+        splats.remove(r["line"])
+        reason = next((known[loc] for a in r["accesses"] for loc in a["lines"] if loc in known),
+                      None)
+        notes.append("KNOWN %s: %s (qemu/known-races: %s)" % (title, where, reason) if reason
+                     else "UPSTREAM %s: %s" % (title, where))
     counts = dict.fromkeys(COUNTS, 0)
     for case in tap["cases"]:
         counts[STATUS_IN[case["status"]]["summary"]] += 1
@@ -280,7 +439,7 @@ def grade(out, expected=None, patterns=None):
     record = {"suite": suite, "flavor": flavor, "verdict": verdict, "rc": rc,
               "seconds": seconds, "boot": boot_time(out) if vm else None,
               "vm": vm, "plan": tap["plan"], "counts": counts,
-              "cases": tap["cases"], "splats": splats, "notes": notes,
+              "cases": tap["cases"], "splats": splats, "reports": records, "notes": notes,
               "figures": tap["figures"]}
     with open(out + ".json", "w") as f:
         json.dump(record, f, indent=1)

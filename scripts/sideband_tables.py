@@ -127,10 +127,11 @@ def expected_failures(path=None):
 
 
 def known_races(path=None):
-    """qemu/known-races as {title: reason}: KCSAN reports of upstream
-    code, by their title with the offsets left out ("f / g", or "f" for
-    a race of unknown origin)."""
-    return dict(bar_rows(path, "SIDEBAND_KNOWN_RACES", "known-races", 2))
+    """qemu/known-races as {location: reason}: the source line of a KCSAN
+    report's access ("kernel/trace/trace.c:1871", in the series tree's
+    numbering) that a person explained; a row may name several."""
+    return {loc: reason for locs, reason in
+            bar_rows(path, "SIDEBAND_KNOWN_RACES", "known-races", 2) for loc in locs.split()}
 
 
 def suite_header(path, key):
