@@ -12,8 +12,10 @@
  * A kernel whose flags word grew into the next one (the lts leg once
  * did) reads each of them eight bytes off, and fails every test here.
  *
- * "old-abi --call N" calls old_abi_target() N times and exits: the
- * uprobe of the bpftrace test (old-tools) goes there.
+ * Two modes serve old-tools: "old-abi --call N" calls old_abi_target()
+ * N times (a bpftrace uprobe counts them), "old-abi --write N" writes a
+ * watched variable N times and "old-abi --where" prints its address
+ * (Debian's perf counts the writes with a breakpoint event).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -266,8 +268,19 @@ TEST(sigtrap_carries_sig_data)
 
 int main(int argc, char **argv)
 {
+	int i;
+
 	if (argc == 3 && !strcmp(argv[1], "--call")) {
 		call_target(atoi(argv[2]));
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "--write")) {
+		for (i = 0; i < atoi(argv[2]); i++)
+			watched = i;
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--where")) {
+		printf("%p\n", (void *)&watched);
 		return 0;
 	}
 	return test_harness_run(argc, argv);
