@@ -101,7 +101,8 @@ static long target_file_offset(void)
 
 static volatile uint64_t watched;
 
-TEST(breakpoint_counts_writes)
+/* A hardware breakpoint on writes to watched, from user space. */
+static struct perf_event_attr watch_attr(void)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_BREAKPOINT,
@@ -114,6 +115,13 @@ TEST(breakpoint_counts_writes)
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
+
+	return attr;
+}
+
+TEST(breakpoint_counts_writes)
+{
+	struct perf_event_attr attr = watch_attr();
 	int fd, i;
 
 	fd = open_event(&attr);
@@ -237,24 +245,14 @@ static void on_sigtrap(int sig, siginfo_t *info, void *uc)
 
 TEST(sigtrap_carries_sig_data)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_BREAKPOINT,
-		.size = sizeof(attr),
-		.bp_type = HW_BREAKPOINT_W,
-		.bp_addr = (uintptr_t)&watched,
-		.bp_len = HW_BREAKPOINT_LEN_8,
-		.sample_period = 1,
-		.disabled = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.remove_on_exec = 1,
-		.sigtrap = 1,
-		.sig_data = 0x5eb5eb,
-	};
+	struct perf_event_attr attr = watch_attr();
 	struct sigaction sa = { .sa_sigaction = on_sigtrap, .sa_flags = SA_SIGINFO };
 	struct sigaction old;
 	int fd;
 
+	attr.remove_on_exec = 1;
+	attr.sigtrap = 1;
+	attr.sig_data = 0x5eb5eb;
 	ASSERT_EQ(0, sigaction(SIGTRAP, &sa, &old));
 	fd = open_event(&attr);
 	ASSERT_GE(fd, 0) TH_LOG("breakpoint event with sigtrap: %s", strerror(errno));
