@@ -32,6 +32,7 @@ prctl options it does not use), so that a perf.data or a binary of one
 leg is never misread by the other.
 """
 
+import functools
 import os
 import re
 import subprocess
@@ -233,8 +234,10 @@ class Tap:
         print("\n".join(self.lines))
 
 
+@functools.lru_cache(maxsize=None)
 def base_of(tree, package):
-    """The pristine base repository of TREE (made by prepare-tree)."""
+    """The pristine base repository of TREE (made by prepare-tree), asked
+    for once per run: the primary leg's serves the other legs' check too."""
     subprocess.run([os.path.join(ROOT, "scripts", "prepare-tree"), "--stamp", tree],
                    check=True, stdout=subprocess.DEVNULL)
     return os.path.join(CACHE, "base", package + ".git")
