@@ -198,10 +198,13 @@ static char message[1024];
 static size_t message_size;
 static int sent;	/* messages sent while the ring listened */
 
+/* A failed copy is EFAULT, and sends nothing. */
 static int uevent_call(void)
 {
+	if (prctl(PR_TASK_PERF_UEVENT, 0, message_size, message, 0))
+		return -errno;
 	sent++;
-	return prctl(PR_TASK_PERF_UEVENT, 0, message_size, message, 0) ? -errno : 0;
+	return 0;
 }
 
 static int uevent_perf_setup(size_t size)
@@ -530,11 +533,11 @@ static void knob_teardown(void)
 }
 
 static const struct path paths[] = {
-	{ "prctl(PR_TASK_PERF_UEVENT), 17 bytes, to a perf event", "uevent small", { 0 },
+	{ "prctl(PR_TASK_PERF_UEVENT), 17 bytes, to a perf event", "uevent small", { EFAULT },
 	  uevent_small_setup, uevent_call, NULL, uevent_perf_check, ring_teardown },
-	{ "prctl(PR_TASK_PERF_UEVENT), 1024 bytes, to a perf event", "uevent large", { 0 },
+	{ "prctl(PR_TASK_PERF_UEVENT), 1024 bytes, to a perf event", "uevent large", { EFAULT },
 	  uevent_large_setup, uevent_call, NULL, uevent_perf_check, ring_teardown },
-	{ "prctl(PR_TASK_PERF_UEVENT), 1024 bytes, to perf:uevent", "uevent trace", { 0 },
+	{ "prctl(PR_TASK_PERF_UEVENT), 1024 bytes, to perf:uevent", "uevent trace", { EFAULT },
 	  uevent_trace_setup, uevent_call, NULL, NULL, instance_teardown },
 	{ "perf_event_open(namespaces, namespace_ids, uevent, mmap3)", "perf open", { ENOMEM, EFAULT },
 	  open_setup, open_call, open_after, NULL, NULL },
