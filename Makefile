@@ -1,7 +1,8 @@
 # sideband: build, boot and test the series.  Every target is one script
 # of scripts/; `make help` lists them.  Variables: SUITES (names of
 # qemu/suites/ for make test), FLAVOR (for make kernel), J (suites at a
-# time; default: the number of CPUs).
+# time; default: the number of CPUs), A and B (result folders, for make
+# compare).
 
 SUITES ?=
 FLAVOR ?=
@@ -9,7 +10,7 @@ J ?= $(shell nproc)
 
 .PHONY: all check check-full test deps tree kernel perf selftests initramfs \
 	dev-tree export check-deps checkpatch uapi-abi shellcheck bisect sparse w1 kernel-doc htmldocs bad-input \
-	matrix harness grading reports lava series-mail range-diff bench summary clean help \
+	matrix harness grading reports lava series-mail range-diff bench summary compare clean help \
 	guest-image lava-jobs suites flavors
 
 all:		## main job: the series kernel, perf, kselftests, their suites, summary
@@ -112,6 +113,9 @@ bench:		## run every benchmark in one VM and print the table of ratios
 
 summary:	## print the summary of the last run again
 	@scripts/summary
+
+compare:	## regressions, fixes, new and vanished cases, figure changes from A= to B= (result folders)
+	@scripts/compare_results.py "$(A)" "$(B)"
 
 clean:		## remove build/ (the cache in ~/.cache/sideband stays)
 	rm -rf build
