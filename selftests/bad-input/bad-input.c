@@ -120,7 +120,6 @@ struct bad_case {
 	unsigned long type, size, flags;
 	enum data data;
 	enum listener listener;
-	bool dropped;		/* succeeds, but the message is dropped */
 
 	/* a write to TRACING/knob */
 	const char *knob;
@@ -252,17 +251,19 @@ static const struct bad_case cases[] = {
 		   .data = DATA_KERNEL, .listener = LISTEN_TRACE),
 	UEVENT_ARG("`data` (arg 4)", "a kernel address, nobody listens", EFAULT,
 		   .data = DATA_KERNEL, .listener = LISTEN_NONE),
-	/* In user space but unreadable: not an error, whoever listens. */
-	UEVENT_ARG("`data` (arg 4)", "address 8 (not mapped)", 0, .data = DATA_LOW,
-		   .dropped = true),
+	/* In user space but unreadable: EFAULT, whoever listens. */
+	UEVENT_ARG("`data` (arg 4)", "address 8 (not mapped)", EFAULT, .data = DATA_LOW),
 	UEVENT_ARG("`data` (arg 4)", "address 8, only the `perf:uevent` trace event listens",
-		   0, .data = DATA_LOW, .listener = LISTEN_TRACE, .dropped = true),
-	UEVENT_ARG("`data` (arg 4)", "address 8, nobody listens", 0, .data = DATA_LOW,
+		   EFAULT, .data = DATA_LOW, .listener = LISTEN_TRACE),
+	UEVENT_ARG("`data` (arg 4)", "address 8, nobody listens", EFAULT, .data = DATA_LOW,
 		   .listener = LISTEN_NONE),
 	UEVENT_ARG("`data` (arg 4)", "5 bytes from 2 bytes before a page that is not mapped",
-		   0, .data = DATA_EDGE, .dropped = true),
-	UEVENT_ARG("`data` (arg 4)", "a `PROT_NONE` page", 0, .data = DATA_PROT_NONE,
-		   .dropped = true),
+		   EFAULT, .data = DATA_EDGE),
+	UEVENT_ARG("`data` (arg 4)", "5 bytes from 2 bytes before an unmapped page, nobody listens",
+		   EFAULT, .data = DATA_EDGE, .listener = LISTEN_NONE),
+	UEVENT_ARG("`data` (arg 4)", "a `PROT_NONE` page", EFAULT, .data = DATA_PROT_NONE),
+	UEVENT_ARG("`data` (arg 4)", "a `PROT_NONE` page, nobody listens", EFAULT,
+		   .data = DATA_PROT_NONE, .listener = LISTEN_NONE),
 
 	/* The process tracer's files, written while it is the current tracer */
 	TRACEFS("process/follow_pid", "`abc`", EINVAL, .good = "self", .bad = "abc\n"),
@@ -384,11 +385,10 @@ static const char *errno_name(int err)
 	return name ? name : "an unknown errno";
 }
 
-/* What a case documents: its errno, or that the message is dropped. */
+/* What a case documents: its errno. */
 static const char *expected_name(const struct bad_case *c)
 {
-	return c->dropped ? "none (succeeds, the message is dropped)" :
-			    errno_name(c->err);
+	return errno_name(c->err);
 }
 
 static void knob_path(char *path, size_t size, const char *knob)
@@ -719,17 +719,14 @@ static int run_uevent(const struct bad_case *c, char *note, size_t len)
 	ret = syscall(__NR_prctl, PR_TASK_PERF_UEVENT, c->type, c->size,
 		      (unsigned long)data, c->flags) ? errno : 0;
 
-	/*
-	 * Nothing written by a call that failed, or whose message was
-	 * dropped; one record by one that did not.
-	 */
+	/* Nothing written by a call that failed; one record by one that did not. */
 	if (event)
-		ring_check(&ring, !ret && !c->dropped, c->type, c->size, note, len);
+		ring_check(&ring, !ret, c->type, c->size, note, len);
 	if (trace && !note[0]) {
 		lines = trace_lines();
-		if (lines != (!ret && !c->dropped))
+		if (lines != !ret)
 			snprintf(note, len, "%d perf:uevent lines in the trace, not %d",
-				 lines, !ret && !c->dropped);
+				 lines, !ret);
 	}
 out:
 	if (trace)
