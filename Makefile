@@ -10,7 +10,7 @@ J ?= $(shell nproc)
 
 .PHONY: all check check-full test deps tree kernel perf selftests initramfs \
 	dev-tree export check-deps checkpatch uapi-abi shellcheck bisect sparse w1 kernel-doc htmldocs bad-input \
-	matrix harness grading reports lava series-mail range-diff bench summary compare clean help \
+	matrix harness grading reports lava series-mail rehearse-send range-diff bench summary compare clean help \
 	guest-image lava-jobs suites flavors
 
 all:		## main job: the series kernel, perf, kselftests, their suites, summary
@@ -92,6 +92,10 @@ bad-input:	## Documentation/bad-input.md is what the bad-input test tries (TAP)
 series-mail:	## each posting's next version (outgoing/postings) through b4, git am-checked, not sent
 	@scripts/install-deps
 	@scripts/prepare-series
+
+rehearse-send:	## the postings through git send-email, a public-inbox and b4 am on 127.0.0.1, and 3 planted defects (TAP)
+	@scripts/install-deps
+	@scripts/rehearse-send --plants
 
 range-diff:	## git range-diff of the lts leg's series against the mainline one
 	@scripts/range-diff-legs
