@@ -385,12 +385,6 @@ static const char *errno_name(int err)
 	return name ? name : "an unknown errno";
 }
 
-/* What a case documents: its errno. */
-static const char *expected_name(const struct bad_case *c)
-{
-	return errno_name(c->err);
-}
-
 static void knob_path(char *path, size_t size, const char *knob)
 {
 	snprintf(path, size, "%s/%s", TRACING, knob);
@@ -918,7 +912,7 @@ static void print_table(void)
 	printf("| --- | --- | --- |\n");
 	for (i = 0; i < NR_CASES; i++)
 		printf("| %s | %s | %s |\n", cases[i].entry, cases[i].input,
-		       expected_name(&cases[i]));
+		       errno_name(cases[i].err));
 }
 
 int main(int argc, char *argv[])
@@ -966,14 +960,14 @@ int main(int argc, char *argv[])
 		plain(c->input, input, sizeof(input));
 		if (ret < 0)
 			ksft_test_result_fail("%s, %s: expected %s, not run: %s\n", entry,
-					      input, expected_name(c), note);
+					      input, errno_name(c->err), note);
 		else if (ret != c->err || note[0])
 			ksft_test_result_fail("%s, %s: expected %s, got %s%s%s\n", entry,
-					      input, expected_name(c), errno_name(ret),
+					      input, errno_name(c->err), errno_name(ret),
 					      note[0] ? ", but " : "", note);
 		else
 			ksft_test_result_pass("%s, %s: expected %s, got %s\n", entry, input,
-					      expected_name(c), errno_name(ret));
+					      errno_name(c->err), errno_name(ret));
 	}
 	ksft_finished();
 }
