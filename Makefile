@@ -9,17 +9,17 @@ FLAVOR ?=
 J ?= $(shell nproc)
 
 .PHONY: all check check-full test deps tree kernel perf selftests initramfs \
-	dev-tree export check-deps checkpatch uapi-abi shellcheck bisect sparse w1 kernel-doc htmldocs bad-input \
+	dev-tree export check-deps checkpatch uapi-abi shellcheck bisect sparse w1 kernel-doc htmldocs doc-tables \
 	matrix harness grading reports lava series-mail rehearse-send range-diff bench summary compare clean help \
 	guest-image lava-jobs suites flavors
 
 all:		## main job: the series kernel, perf, kselftests, their suites, summary
 	@scripts/pipeline -j $(J)
 
-check:		## the test suite (CI): the series and base kernels' suites, host checks
+check:		## the test suite (CI): the series, kcsan and Debian kernels' suites, host checks
 	@scripts/pipeline --check -j $(J)
 
-check-full:	## make check, plus every commit's build and the debug, kcsan and lts flavours
+check-full:	## every suite on every flavour it names: also bisect, base, debug, ftrace, lts, arm64
 	@scripts/pipeline --check --full -j $(J)
 
 test:		## run the suites (SUITES=...) on what is already built
@@ -86,8 +86,8 @@ kernel-doc:	## no new kernel-doc warning in the files the series changes (TAP)
 htmldocs:	## the series' Documentation pages build with Sphinx (TAP)
 	@scripts/check-docs
 
-bad-input:	## Documentation/bad-input.md is what the bad-input test tries (TAP)
-	@scripts/check-bad-input
+doc-tables:	## the documentation's generated tables are what the code says (TAP)
+	@scripts/check-doc-tables
 
 series-mail:	## each posting's next version (outgoing/postings) through b4, git am-checked, not sent
 	@scripts/install-deps

@@ -27,7 +27,7 @@
  * "bad-input"; it puts them back at exit.  Prints TAP, one line per case.
  *
  * With --table it runs nothing and prints the table in markdown:
- * Documentation/bad-input.md holds that, and scripts/check-bad-input
+ * Documentation/bad-input.md holds that, and scripts/check-doc-tables
  * checks that the two agree.
  */
 #define _GNU_SOURCE
