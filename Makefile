@@ -11,7 +11,7 @@ J ?= $(shell nproc)
 .PHONY: all check check-full test deps tree kernel perf selftests initramfs \
 	dev-tree export check-deps checkpatch uapi-abi shellcheck bisect sparse w1 kernel-doc htmldocs doc-tables \
 	matrix harness grading reports lava series-mail rehearse-send range-diff bench summary compare clean help \
-	guest-image lava-jobs suites flavors
+	guest-image lava-jobs suites flavors man-pages
 
 all:		## main job: the series kernel, perf, kselftests, their suites, summary
 	@scripts/pipeline -j $(J)
@@ -88,6 +88,9 @@ htmldocs:	## the series' Documentation pages build with Sphinx (TAP)
 
 doc-tables:	## the documentation's generated tables are what the code says (TAP)
 	@scripts/check-doc-tables
+
+man-pages:	## man-pages-patches/ apply onto Debian's manpages-dev and lint clean (TAP)
+	@scripts/check-man-pages
 
 series-mail:	## each posting's next version (outgoing/postings) through b4, git am-checked, not sent
 	@scripts/install-deps
