@@ -3,7 +3,7 @@
  * prctl(PR_TASK_PERF_UEVENT): what a call costs when nobody listens (the
  * goal: a trivial prctl and the read of the data), and when a perf event
  * or the perf:uevent trace event takes it (the goal: no more than
- * ftrace's trace_marker).
+ * ftrace's trace_marker, and 5% more for the trace event, which escapes).
  */
 #include <fcntl.h>
 #include <linux/user_events.h>
@@ -167,8 +167,13 @@ int main(void)
 
 	clear_ftrace = true;
 	if (write_file(TRACEFS "events/perf/uevent/enable", "1") == 0) {
+		/*
+		 * The text is escaped as it is stored, which trace_marker does
+		 * not do: the goal allows the word-at-a-time test for bytes to
+		 * escape.
+		 */
 		bench_row("uevent-listened", "PR_TASK_PERF_UEVENT, ftrace event",
-			  loop(UEVENT, NULL, -1), "<= 1.00");
+			  loop(UEVENT, NULL, -1), "<= 1.05");
 		write_file(TRACEFS "events/perf/uevent/enable", "0");
 	}
 	trace_clear();

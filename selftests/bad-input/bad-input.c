@@ -6,10 +6,11 @@
  *
  * Each case names an entry point (an attr bit or combination of bits of
  * perf_event_open(2), an argument of prctl(PR_TASK_PERF_UEVENT), a tracefs
- * file of the process tracer), says in words what is wrong with the
- * input, makes the call and compares the errno with the one the
- * documentation gives: Documentation/userspace-api/perf_sideband.rst,
- * Documentation/trace/process.rst, and perf_event_open(2) and write(2)
+ * file of the process tracer or uevent_user_buf_size), says in words what
+ * is wrong with the input, makes the call and compares the errno with the
+ * one the documentation gives: Documentation/userspace-api/perf_sideband.rst,
+ * Documentation/trace/process.rst, Documentation/trace/ftrace.rst, and
+ * perf_event_open(2) and write(2)
  * where those say nothing.  A few valid neighbours of bad inputs (the
  * largest size, a bit alone) are cases too, expected to succeed: they
  * show where the boundary is, and that the checks after the call can see
@@ -345,15 +346,28 @@ static const struct bad_case cases[] = {
 		.bad = "0123456789abcde\n", .after = "0123456789abcde"),
 	TRACEFS("process/comm_filter", "a buffer that is not mapped", EFAULT,
 		.good = "ls", .how = WRITE_UNREADABLE),
+
+	/* The bytes of data perf:uevent keeps (top level only). */
+	TRACEFS("uevent_user_buf_size", "`abc`", EINVAL, .good = "16", .bad = "abc\n"),
+	TRACEFS("uevent_user_buf_size", "`-1`", EINVAL, .good = "16", .bad = "-1\n"),
+	TRACEFS("uevent_user_buf_size", "an empty line", EINVAL, .good = "16", .bad = "\n"),
+	TRACEFS("uevent_user_buf_size", "`99999999999999999999` (past 64 bits)", ERANGE,
+		.good = "16", .bad = "99999999999999999999\n"),
+	TRACEFS("uevent_user_buf_size", "`0` (valid: no data kept)", 0, .good = "16",
+		.bad = "0\n", .after = "0"),
+	TRACEFS("uevent_user_buf_size", "`4294967296` (valid: taken as 1024, the max)", 0,
+		.good = "16", .bad = "4294967296\n", .after = "1024"),
+	TRACEFS("uevent_user_buf_size", "a buffer that is not mapped", EFAULT,
+		.good = "16", .how = WRITE_UNREADABLE),
 };
 
 #define NR_CASES	ARRAY_SIZE(cases)
 
-/* The process tracer's files: saved at start, put back at exit. */
+/* The tracefs files the cases write: saved at start, put back at exit. */
 static const char *const knobs[] = {
 	"process/follow_pid", "process/lifecycle", "process/syscalls",
 	"process/signals", "process/uid_filter",
-	"process/comm_filter",
+	"process/comm_filter", "uevent_user_buf_size",
 };
 
 #define NR_KNOBS	ARRAY_SIZE(knobs)
