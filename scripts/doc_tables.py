@@ -16,6 +16,8 @@ from what the harness itself reads.
   groups    for selftests/README.md: each group of selftests/ and the
             suites that run it ("run_kselftest.sh -c GROUP"), with their
             flavours
+  numbers   Documentation/numbers.md's figures, from
+            Documentation/numbers.tsv (its header says how)
 
 scripts/check-doc-tables compares each with the block of its document,
 so that the document cannot drift from the code.  A column or a
@@ -152,8 +154,72 @@ def groups_table():
     return "\n".join(lines)
 
 
+NUMBERS = {"harness": "The harness", "series": "The series", "bench": "Benchmarks (`make bench`)"}
+
+
+def numbers_rows(path=None):
+    """Documentation/numbers.tsv as (section, measurement, figure, commit,
+    date) tuples; ValueError on a malformed row or a measurement given
+    twice (one current figure each: the old ones are in git)."""
+    path = path or os.path.join(ROOT, "Documentation", "numbers.tsv")
+    rows, seen = [], set()
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            if line.startswith("#") or not line.strip():
+                continue
+            r = tuple(line.rstrip("\n").split("\t"))
+            where = "%s:%d" % (os.path.relpath(path, ROOT), n)
+            if len(r) != 5:
+                raise ValueError("%s: %d fields, not 5" % (where, len(r)))
+            if r[0] not in NUMBERS:
+                raise ValueError("%s: no section %r (%s)" % (where, r[0], ", ".join(NUMBERS)))
+            if not re.fullmatch(r"[0-9a-f]{7,40}", r[3]) or not re.fullmatch(r"\d{4}-\d\d-\d\d", r[4]):
+                raise ValueError("%s: not a commit and a date: %r %r" % (where, r[3], r[4]))
+            if r[:2] in seen:
+                raise ValueError("%s: %s is given twice" % (where, r[1]))
+            if r[0] == "bench" and (": " not in r[1] or len(r[2].split()) < 2):
+                raise ValueError("%s: not 'BENCHMARK: VARIANT' and 'NS/OP RATIO [GOAL]'" % where)
+            seen.add(r[:2])
+            rows.append(r)
+    return rows
+
+
+def numbers_table():
+    rows = numbers_rows()
+    out = []
+    for section, title in NUMBERS.items():
+        mine = [r for r in rows if r[0] == section]
+        if not mine:
+            continue
+        out += ["## " + title, ""]
+        if section != "bench":
+            out += ["| measurement | figure | measured |", "| --- | --- | --- |"]
+            out += ["| %s | %s | %s, %s |" % (cell(m), cell(f), c, d) for _, m, f, c, d in mine]
+        else:
+            # As bench/run prints them, each run's rows under a line
+            # that names its commit and date.
+            cols = [("benchmark", "variant", "ns/op", "ratio", "goal")]
+            runs = []
+            for _, m, f, c, d in mine:
+                b, v = m.split(": ", 1)
+                w = f.split(None, 2)
+                cols.append((b, v, w[0], w[1], w[2] if len(w) > 2 else ""))
+                runs.append("%s %s" % (c, d))
+            width = [max(len(r[i]) for r in cols) for i in range(5)]
+            last = None
+            for n, r in enumerate(cols):
+                if n and runs[n - 1] != last:
+                    last = runs[n - 1]
+                    out.append("    # measured at " + last)
+                out.append("    " + "  ".join(
+                    r[i].rjust(width[i]) if i in (2, 3) else r[i].ljust(width[i])
+                    for i in range(5)).rstrip())
+        out.append("")
+    return "\n".join(out).rstrip("\n")
+
+
 RENDER = {"stages": stages_table, "flavors": flavors_table, "suites": suites_table,
-          "statuses": statuses_table, "groups": groups_table}
+          "statuses": statuses_table, "groups": groups_table, "numbers": numbers_table}
 
 
 def main(argv):
