@@ -10,7 +10,7 @@ J ?= $(shell nproc)
 
 .PHONY: all check check-full test deps tree kernel perf selftests initramfs \
 	dev-tree export check-deps checkpatch uapi-abi shellcheck bisect sparse w1 kernel-doc htmldocs doc-tables \
-	matrix harness grading reports lava series-mail rehearse-send range-diff bench summary compare clean help \
+	matrix harness grading reports lava series-mail rehearse-send range-diff bench bench-peers summary compare clean help \
 	guest-image lava-jobs suites flavors man-pages
 
 all:		## main job: the series kernel, perf, kselftests, their suites, summary
@@ -117,6 +117,9 @@ lava:		## LAVA jobs checked, one run by lava-run beside the harness's (as a suit
 
 bench:		## run every benchmark in one VM and print the table of ratios
 	@scripts/bench
+
+bench-peers:	## the series' tracing beside what users pick instead, one VM per group
+	@scripts/bench-peers
 
 summary:	## print the summary of the last run again
 	@scripts/summary
