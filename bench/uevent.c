@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include "bench.h"
+#include "user_event.h"
 
 
 #define LOOPS	20000
@@ -22,24 +23,12 @@ static const char msg[] = "request 4711 done";	/* 17 bytes and a NUL */
 
 enum op { DUMPABLE, UEVENT, MARKER, USER_EVENT };
 
-/* ns per call, median of RUNS runs of LOOPS; -1 if a call fails. */
-/*
- * A user_events event "sideband_msg __rel_loc char[] msg": the index the
- * kernel gave it, the enable word it keeps up to date, and the message
- * as one writev() of the user_events_data file sends it.
- */
-static struct {
-	uint32_t write_index;
-	uint32_t enabled;
-	uint32_t rel_loc;	/* size << 16 | offset after this field */
-	struct iovec iov[3];
-} user_event;
+static struct bench_user_event user_event;
 
 /*
  * Empty ftrace's buffer: the rows that write into it start each run on an
  * empty one, large enough for the run, so that every row writes its
- * events, none overwrites, and the perf:uevent event never meets its
- * half-buffer cap.
+ * events and none overwrites.
  */
 static bool clear_ftrace;
 
@@ -51,7 +40,10 @@ static void trace_clear(void)
 		close(fd);
 }
 
-/* fd: trace_marker for MARKER, user_events_data for USER_EVENT. */
+/*
+ * ns per call, median of RUNS runs of LOOPS; -1 if a call fails.  fd:
+ * trace_marker for MARKER, user_events_data for USER_EVENT.
+ */
 static double loop(enum op op, struct bench_event *ev, int fd)
 {
 	uint64_t t[RUNS];
@@ -83,40 +75,6 @@ static double loop(enum op op, struct bench_event *ev, int fd)
 		t[r] = bench_now() - start;
 	}
 	return (double)bench_median(t, RUNS) / LOOPS;
-}
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-/* Register the user_events event on fd and enable it in ftrace. */
-static int user_event_on(int fd)
-{
-	struct user_reg reg = {
-		.size = sizeof(reg),
-		.enable_size = sizeof(user_event.enabled),
-		.enable_addr = (uintptr_t)&user_event.enabled,
-		.name_args = (uintptr_t)"sideband_msg __rel_loc char[] msg",
-	};
-
-	if (ioctl(fd, DIAG_IOCSREG, &reg) < 0)
-		return -1;
-	user_event.write_index = reg.write_index;
-	/* user_events wants its strings with their NUL. */
-	user_event.rel_loc = sizeof(msg) << 16;
-	user_event.iov[0] = (struct iovec){ &user_event.write_index, 4 };
-	user_event.iov[1] = (struct iovec){ &user_event.rel_loc, 4 };
-	user_event.iov[2] = (struct iovec){ (void *)msg, sizeof(msg) };
-	if (write_file(TRACEFS "events/user_events/sideband_msg/enable", "1"))
-		return -1;
-	return user_event.enabled ? 0 : -1;
 }
 
 int main(void)
@@ -151,7 +109,8 @@ int main(void)
 	close(fd);
 
 	fd = open(TRACEFS "user_events_data", O_RDWR);
-	if (fd >= 0 && user_event_on(fd) == 0) {
+	if (fd >= 0 &&
+	    bench_user_event_on(&user_event, fd, "sideband_msg", msg, sizeof(msg)) == 0) {
 		bench_row("uevent-listened", "writev(user_events_data)",
 			  loop(USER_EVENT, NULL, fd), "scale");
 		write_file(TRACEFS "events/user_events/sideband_msg/enable", "0");

@@ -13,6 +13,8 @@
 # table: the cheapest peer that puts every message into a kernel trace
 # stream, and our ratios to it.
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/peers/lib.sh
+. "$here/lib.sh"
 loop=$here/msgloop
 W=/tmp/peers
 expected=$((5 * 5000))
@@ -28,18 +30,6 @@ row() {		# VARIANT NS_OR_REASON
 	printf '%s\t%s\t%s\t\n' "$bench" "$1" "$2"
 }
 
-# ready PID: see syscalls.sh.
-ready() {
-	local s
-	for _ in $(seq 2400); do
-		read -r s _ <"/proc/$1/syscall" 2>/dev/null || return 1
-		case $s in
-		7 | 271 | 232 | 281 | 441) return 0 ;;
-		esac
-		sleep 0.5
-	done
-	return 1
-}
 
 # result VARIANT KIND OUTPUT [WRITTEN LOST]: the row and its second line.
 # KIND: ours, peer (every message into a kernel trace stream) or other.

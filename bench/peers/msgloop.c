@@ -29,6 +29,7 @@
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include "../bench.h"
+#include "../user_event.h"
 #ifdef HAVE_SDT
 #include <sys/sdt.h>
 #endif
@@ -42,12 +43,7 @@
 
 static const char msg[] = "request 4711 done";	/* 17 bytes and a NUL */
 
-static struct {
-	uint32_t write_index;
-	uint32_t enabled;
-	uint32_t rel_loc;
-	struct iovec iov[3];
-} user_event;
+static struct bench_user_event user_event;
 
 static struct {
 	uint32_t id;
@@ -55,17 +51,6 @@ static struct {
 } raw_marker = { .id = 4711 };
 
 static long long written, lost;
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
-}
 
 static void trace_clear(void)
 {
@@ -135,27 +120,6 @@ static const char *const names[] = {
 	"user_event", "usdt", "tracef",
 };
 
-static int user_event_on(int fd)
-{
-	struct user_reg reg = {
-		.size = sizeof(reg),
-		.enable_size = sizeof(user_event.enabled),
-		.enable_addr = (uintptr_t)&user_event.enabled,
-		.name_args = (uintptr_t)"sideband_peer __rel_loc char[] msg",
-	};
-
-	if (ioctl(fd, DIAG_IOCSREG, &reg) < 0)
-		return -1;
-	user_event.write_index = reg.write_index;
-	user_event.rel_loc = sizeof(msg) << 16;
-	user_event.iov[0] = (struct iovec){ &user_event.write_index, 4 };
-	user_event.iov[1] = (struct iovec){ &user_event.rel_loc, 4 };
-	user_event.iov[2] = (struct iovec){ (void *)msg, sizeof(msg) };
-	if (write_file(TRACEFS "events/user_events/sideband_peer/enable", "1"))
-		return -1;
-	return user_event.enabled ? 0 : -1;
-}
-
 int main(int argc, char *argv[])
 {
 	struct perf_event_attr attr = bench_dummy_attr();
@@ -207,7 +171,8 @@ int main(int argc, char *argv[])
 	case USER_EVENT:
 		ftrace = true;
 		fd = open(TRACEFS "user_events_data", O_RDWR);
-		if (fd >= 0 && user_event_on(fd)) {
+		if (fd >= 0 &&
+		    bench_user_event_on(&user_event, fd, "sideband_peer", msg, sizeof(msg))) {
 			puts("not run: user_events registration failed");
 			return 0;
 		}

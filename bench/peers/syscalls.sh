@@ -26,6 +26,8 @@
 # missed) and the process tracer's ratio to it.
 T=/sys/kernel/tracing
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/peers/lib.sh
+. "$here/lib.sh"
 build=$(cd "$here/../.." && pwd)
 perf=$build/perf/perf
 loop=$build/bench/lib/getppid_loop
@@ -75,19 +77,6 @@ ftrace_lost() {
 	echo $(($(stat_sum overrun) + $(stat_sum "commit overrun") + $(stat_sum "dropped events")))
 }
 
-# ready PID: wait until PID sleeps in poll, ppoll or epoll_wait (it waits
-# for events: it is attached), at most 20 minutes of guest time.
-ready() {
-	local s
-	for _ in $(seq 2400); do
-		read -r s _ <"/proc/$1/syscall" 2>/dev/null || return 1
-		case $s in
-		7 | 271 | 232 | 281 | 441) return 0 ;;
-		esac
-		sleep 0.5
-	done
-	return 1
-}
 
 # finish PID: wait for PID to end, at most 10 minutes of guest time,
 # then interrupt it.
@@ -139,15 +128,12 @@ t_untraced() {
 	written=- lost=- what="nothing"
 }
 
-# The process tracer as Documentation/trace/process.rst shows it: follow
-# the pid, start the tracer, then "cat trace" after the run; live: "cat
-# trace_pipe" while it runs.
-process_tracer() {	# LIVE
-	[ -f $T/process/follow_pid ] || { skip="no process tracer in this kernel"; return; }
-	: >$T/trace
-	gate "${cmd[@]}"
-	echo "$gpid" >$T/process/follow_pid
-	echo process >$T/current_tracer
+# release_and_read LIVE: let the workload go and read the ftrace buffer
+# into $W/trace: as it fills with LIVE (cat trace_pipe, drained once
+# recording is off), else after the run (cat trace); lost: ftrace's own
+# count.
+release_and_read() {
+	local reader
 	[ -z "$1" ] || { cat $T/trace_pipe >"$W/trace" & reader=$!; }
 	release
 	echo 0 >$T/tracing_on
@@ -159,6 +145,18 @@ process_tracer() {	# LIVE
 		cat $T/trace >"$W/trace"
 	fi
 	lost=$(ftrace_lost)
+}
+
+# The process tracer as Documentation/trace/process.rst shows it: follow
+# the pid, start the tracer, then "cat trace" after the run; live: "cat
+# trace_pipe" while it runs.
+process_tracer() {	# LIVE
+	[ -f $T/process/follow_pid ] || { skip="no process tracer in this kernel"; return; }
+	: >$T/trace
+	gate "${cmd[@]}"
+	echo "$gpid" >$T/process/follow_pid
+	echo process >$T/current_tracer
+	release_and_read "$1"
 	written=$(count "$wl" "$W/trace" ' syscall -?[0-9]+ \[.*\] (rc|exited)' ' syscall 110 \[.*\] rc')
 	echo nop >$T/current_tracer
 	echo 1 >$T/tracing_on
@@ -176,17 +174,7 @@ raw_syscalls() {	# LIVE
 	echo "$gpid" >$T/set_event_pid
 	echo 1 >$T/options/event-fork
 	echo 1 >$T/events/raw_syscalls/enable
-	[ -z "$1" ] || { cat $T/trace_pipe >"$W/trace" & reader=$!; }
-	release
-	echo 0 >$T/tracing_on
-	if [ -n "$1" ]; then
-		while [ "$(stat_sum entries)" -gt 0 ]; do sleep 0.2; done
-		kill "$reader"
-		wait "$reader" 2>/dev/null
-	else
-		cat $T/trace >"$W/trace"
-	fi
-	lost=$(ftrace_lost)
+	release_and_read "$1"
 	written=$(count "$wl" "$W/trace" ' sys_enter: NR ' ' sys_enter: NR 110 ')
 	echo 0 >$T/events/raw_syscalls/enable
 	echo 0 >$T/options/event-fork
